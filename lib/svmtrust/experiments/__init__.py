@@ -1,0 +1,110 @@
+"""The papers' experimental protocols, one module per chapter, and the machinery they share.
+
+Each chapter module ``svmtrust.experiments.NAME`` defines
+``run(scale="book" | "paper", seed=0, n_jobs=1) -> pandas.DataFrame``; the command line
+``python -m svmtrust.experiments NAME --scale paper`` calls it. Independent tasks run through
+:func:`parallel_map`, which gives task ``i`` a random generator derived from ``(seed, i)`` alone,
+so the results do not depend on ``n_jobs`` or on the order in which workers finish. joblib runs
+the tasks, so ``joblib.parallel_config(backend="dask")`` sends them to a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Sequence
+
+import joblib
+import numpy as np
+from tqdm.auto import tqdm
+
+#: The chapters whose protocol exists, by module name.
+CHAPTERS = ("svm",)
+
+#: The two scales every protocol offers.
+SCALES = ("book", "paper")
+
+
+def task_rng(seed: int, index: int) -> np.random.Generator:
+    """The random generator of task ``index`` in a run seeded with ``seed``.
+
+    It depends on ``(seed, index)`` only, through ``numpy.random.SeedSequence(seed,
+    spawn_key=(index,))``, the ``index``-th child of ``SeedSequence(seed)``.
+    """
+    return np.random.default_rng(np.random.SeedSequence(check_seed(seed), spawn_key=(int(index),)))
+
+
+def check_seed(seed) -> int:
+    """Return ``seed`` as a non-negative int, or raise ``ValueError`` naming ``seed``."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def check_n_jobs(n_jobs) -> int:
+    """Return ``n_jobs`` as a positive int or -1 (all cores), or raise ``ValueError``."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)):
+        raise ValueError(f"n_jobs: must be an integer, got {n_jobs!r}")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs: must be positive or -1, got {n_jobs!r}")
+    return int(n_jobs)
+
+
+def check_scale(scale) -> str:
+    """Return ``scale`` if it is ``"book"`` or ``"paper"``, else raise ``ValueError``."""
+    if scale not in SCALES:
+        raise ValueError(f"scale: must be one of {SCALES}, got {scale!r}")
+    return scale
+
+
+def parallel_map(
+    func: Callable,
+    tasks: Iterable,
+    seed: int = 0,
+    n_jobs: int = 1,
+    desc: str | None = None,
+    progress: bool = True,
+) -> list:
+    """Apply ``func(task, rng)`` to every task, in parallel, reproducibly.
+
+    Parameters
+    ----------
+    func : callable
+        Called as ``func(task, rng)`` with ``rng = task_rng(seed, i)`` for the ``i``-th task.
+        It must draw all its randomness from ``rng``.
+    tasks : iterable
+        The tasks.
+    seed : int
+        Seed of the run.
+    n_jobs : int
+        Worker processes for joblib (1 runs in this process; -1 uses every core).
+    desc : str, optional
+        Label of the tqdm progress bar.
+    progress : bool
+        Show the progress bar.
+
+    Returns
+    -------
+    list
+        ``func``'s results in the order of ``tasks``, identical for every ``n_jobs``.
+    """
+    seed = check_seed(seed)
+    n_jobs = check_n_jobs(n_jobs)
+    tasks: Sequence = list(tasks)
+    calls = (joblib.delayed(func)(task, task_rng(seed, i)) for i, task in enumerate(tasks))
+    runner = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+    bar = tqdm(runner(calls), total=len(tasks), desc=desc, disable=not progress)
+    return list(bar)
+
+
+def run_chapter(name: str, scale: str = "book", seed: int = 0, n_jobs: int = 1):
+    """Run chapter ``name``'s protocol and return its table.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not in :data:`CHAPTERS`.
+    """
+    if name not in CHAPTERS:
+        raise ValueError(f"name: unknown chapter {name!r}; choose from {CHAPTERS}")
+    module = importlib.import_module(f"{__name__}.{name}")
+    return module.run(scale=check_scale(scale), seed=check_seed(seed), n_jobs=check_n_jobs(n_jobs))

@@ -1,0 +1,373 @@
+"""The support vector machine as an exact quadratic program.
+
+The dual of the soft-margin SVM (Cortes & Vapnik 1995; Vapnik 1998, Ch. 10) over n examples
+with labels ``y_i`` in {-1, +1} and Gram matrix ``K`` is
+
+    maximise    W(alpha) = sum_i alpha_i - 1/2 sum_{i,j} alpha_i alpha_j y_i y_j K_ij
+    subject to  0 <= alpha_i <= C,   sum_i y_i alpha_i = 0,
+
+which is eqs. (8)-(11) of Saunders, Gammerman & Vovk (1999) when ``C = inf`` (hard margin).
+:func:`fit_svm` solves it exactly with cvxpy and Clarabel, or with libsvm through scikit-learn for
+bulk experiments, and returns an :class:`SVMSolution` whose categories of support vectors are
+decided by one tolerance, :data:`SUPPORT_TOL`, whichever solver ran. The bias comes from the
+Karush-Kuhn-Tucker conditions (:func:`kkt_bias`), never from a dual variable of the solver.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from .validation import check_array, check_binary_labels, check_C, check_kernel_matrix
+
+#: Relative tolerance that decides support. A multiplier is zero when it is at most
+#: ``SUPPORT_TOL * max(alpha)`` and at the bound when it is at least ``(1 - SUPPORT_TOL) * C``;
+#: such multipliers are set to exactly 0 or exactly C, so that ties (and so p-values built on
+#: multipliers) are the same whichever solver produced them.
+SUPPORT_TOL = 1e-6
+
+#: Stopping tolerance handed to libsvm (its ``eps``, the largest KKT violation allowed).
+LIBSVM_TOL = 1e-9
+
+#: libsvm cannot take ``C = inf``. A hard margin is solved with the box
+#: ``C = HARD_MARGIN_C / mean(diag(K))`` (the multipliers scale as 1 / K); if a multiplier reaches
+#: that box the data are not separable and the solve fails, as the exact dual would.
+HARD_MARGIN_C = 1e8
+
+#: Accuracy asked of Clarabel (absolute and relative duality gap, feasibility, KKT ratio). At its
+#: default 1e-8 a multiplier whose example lies 3e-4 inside the margin can come out 2e-4 below C;
+#: at 1e-12 the interior-point iterates reach the bound within :data:`SUPPORT_TOL` for one or
+#: two more iterations.
+CLARABEL_TOL = 1e-12
+
+SOLVERS = ("cvxpy", "libsvm")
+
+
+class SolveError(RuntimeError):
+    """A solver finished without an accurate optimum.
+
+    Attributes
+    ----------
+    solver : str
+        ``"cvxpy"`` or ``"libsvm"``.
+    status : str
+        The status the solver reported, e.g. ``"unbounded"`` for a hard margin on data that are
+        not separable.
+    """
+
+    def __init__(self, solver: str, status: str, detail: str = ""):
+        self.solver = solver
+        self.status = status
+        message = f"{solver} solve failed with status {status!r}"
+        super().__init__(f"{message}: {detail}" if detail else message)
+
+
+@dataclass(frozen=True)
+class SVMSolution:
+    """An optimal solution of the SVM dual.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n,)
+        Lagrange multipliers, with multipliers within :data:`SUPPORT_TOL` of 0 or C set to
+        exactly 0 or C.
+    b : float
+        The bias, from the KKT conditions (:func:`kkt_bias`).
+    y : ndarray of shape (n,)
+        The labels, in {-1, +1}.
+    C : float
+        The box constraint (``numpy.inf`` for a hard margin).
+    objective : float
+        The dual value W(alpha) at the returned ``alpha``.
+    status : str
+        The solver's status (``"optimal"``).
+    solver : str
+        ``"cvxpy"`` or ``"libsvm"``.
+    support : ndarray of int
+        Indices with ``alpha > 0``: the support vectors.
+    free : ndarray of int
+        Indices with ``0 < alpha < C``: support vectors of the first category, on the margin.
+    bounded : ndarray of int
+        Indices with ``alpha = C``: support vectors of the second category, inside the margin or
+        misclassified (empty for a hard margin).
+    """
+
+    alpha: np.ndarray
+    b: float
+    y: np.ndarray
+    C: float
+    objective: float
+    status: str
+    solver: str
+    support: np.ndarray
+    free: np.ndarray
+    bounded: np.ndarray
+
+    @property
+    def coef(self) -> np.ndarray:
+        """The expansion coefficients ``alpha_i y_i`` of ``w = sum_i alpha_i y_i phi(x_i)``."""
+        return self.alpha * self.y
+
+    @property
+    def w_norm_squared(self) -> float:
+        """``||w||^2 = alpha^T Q alpha``, read off the dual value as ``2 (sum(alpha) - W)``.
+
+        The margin is ``1 / ||w||``; this is the quantity Vapnik's margin transduction
+        minimises (eq. (16) of Saunders et al. 1999).
+        """
+        return 2.0 * (float(np.sum(self.alpha)) - self.objective)
+
+    def decision_function(self, K_rows) -> np.ndarray:
+        """Decision values ``f(x) = sum_i alpha_i y_i k(x_i, x) + b``.
+
+        Parameters
+        ----------
+        K_rows : array_like of shape (m, n)
+            Kernel values between m new points (rows) and the n training points (columns).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        rows = check_array(K_rows, "K_rows", ndim=2)
+        if rows.shape[1] != self.alpha.shape[0]:
+            raise ValueError(
+                f"K_rows: has {rows.shape[1]} columns, the SVM has {self.alpha.shape[0]} "
+                "training points"
+            )
+        return rows @ self.coef + self.b
+
+
+def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True) -> SVMSolution:
+    """Solve the SVM dual exactly for a given Gram matrix.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Symmetric positive semi-definite Gram matrix (within
+        :data:`svmtrust.validation.PSD_TOL`).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}, both present.
+    C : float
+        Box constraint; ``numpy.inf`` (the default) solves the hard-margin problem.
+    solver : {"cvxpy", "libsvm"}
+        ``"cvxpy"`` solves the QP with Clarabel at tolerance :data:`CLARABEL_TOL`;
+        ``"libsvm"`` solves the same problem with ``sklearn.svm.SVC(kernel="precomputed")``.
+    check_kernel : bool
+        Test that ``K`` is symmetric and positive semi-definite (a Cholesky factorisation,
+        which at n = 500 costs about twice the libsvm solve itself). Shape and finiteness are
+        always checked. Pass ``False`` only for a matrix built by a kernel of
+        :mod:`svmtrust.kernels`, which is symmetric and positive semi-definite by construction;
+        bulk experiments do so.
+
+    Returns
+    -------
+    SVMSolution
+
+    Raises
+    ------
+    ValueError
+        On bad input (the message names the argument).
+    SolveError
+        If the solver does not reach an accurate optimum, e.g. status ``"unbounded"`` for a hard
+        margin on data that are not separable.
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver: must be one of {SOLVERS}, got {solver!r}")
+    K = check_kernel_matrix(K, "K", full=check_kernel)
+    y = check_binary_labels(y, "y", n=K.shape[0])
+    C = check_C(C)
+    if solver == "cvxpy":
+        alpha, status = _solve_cvxpy(K, y, C)
+    else:
+        alpha, status = _solve_libsvm(K, y, C)
+    return _solution(K, y, C, alpha, status, solver)
+
+
+def kernel_factor(K) -> np.ndarray:
+    """A matrix ``F`` with ``F @ F.T = K``, from the eigendecomposition of ``K``.
+
+    Eigenvalues that rounding made slightly negative are set to zero and the columns of zero
+    eigenvalues are dropped, so ``F`` has as many columns as ``K`` has numerical rank. Writing
+    ``x^T K x = ||F^T x||^2`` keeps the cvxpy problem provably convex without ``psd_wrap``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        A validated positive semi-definite matrix.
+
+    Returns
+    -------
+    ndarray of shape (n, r)
+    """
+    eigvals, eigvecs = np.linalg.eigh(K)
+    keep = eigvals > np.finfo(float).eps * max(float(eigvals[-1]), 0.0) * K.shape[0]
+    return eigvecs[:, keep] * np.sqrt(eigvals[keep])
+
+
+def dual_objective(K, y, alpha) -> float:
+    """The dual value ``W(alpha) = sum(alpha) - 1/2 (alpha y)^T K (alpha y)``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    y, alpha : ndarray of shape (n,)
+
+    Returns
+    -------
+    float
+    """
+    coef = alpha * y
+    return float(np.sum(alpha) - 0.5 * coef @ (K @ coef))
+
+
+def categorise(alpha, C):
+    """Snap multipliers to 0 or C within :data:`SUPPORT_TOL` and split them into categories.
+
+    Parameters
+    ----------
+    alpha : ndarray of shape (n,)
+        Multipliers from a solver, possibly a little below 0 or above C.
+    C : float
+        The box constraint (``numpy.inf`` for a hard margin).
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,)
+        The snapped multipliers, in [0, C].
+    support, free, bounded : ndarray of int
+        Indices with alpha > 0, with 0 < alpha < C, and with alpha = C.
+    """
+    alpha = np.clip(np.asarray(alpha, dtype=float), 0.0, C)
+    largest = float(np.max(alpha)) if alpha.size else 0.0
+    alpha[alpha <= SUPPORT_TOL * largest] = 0.0
+    if np.isfinite(C):
+        alpha[alpha >= (1.0 - SUPPORT_TOL) * C] = C
+    support = np.flatnonzero(alpha > 0)
+    bounded = np.flatnonzero(alpha == C)
+    free = np.setdiff1d(support, bounded)
+    return alpha, support, free, bounded
+
+
+def kkt_bias(K, y, alpha, C, free, bounded) -> float:
+    """The bias from the Karush-Kuhn-Tucker conditions.
+
+    With ``g_i = sum_j alpha_j y_j K_ij``, a free support vector (0 < alpha_i < C) lies on the
+    margin, ``y_i (g_i + b) = 1``, so ``b = y_i - g_i``; the bias is their average. Without free
+    support vectors every example only bounds ``b``: ``b >= y_i - g_i`` when (y_i = +1,
+    alpha_i = 0) or (y_i = -1, alpha_i = C), and ``b <= y_i - g_i`` in the two other cases; the
+    bias is the midpoint of the feasible interval, as in libsvm (Chang & Lin 2011, Sec. 4.1.5).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    y : ndarray of shape (n,)
+    alpha : ndarray of shape (n,)
+        Snapped multipliers.
+    C : float
+    free, bounded : ndarray of int
+        The categories of support vectors, from :func:`categorise`.
+
+    Returns
+    -------
+    float
+    """
+    residual = y - K @ (alpha * y)
+    if free.size:
+        return float(np.mean(residual[free]))
+    at_bound = np.zeros(alpha.shape, dtype=bool)
+    at_bound[bounded] = True
+    lower = residual[(y > 0) != at_bound]
+    upper = residual[(y > 0) == at_bound]
+    if lower.size and upper.size:
+        return float((np.max(lower) + np.min(upper)) / 2.0)
+    return float(np.max(lower) if lower.size else np.min(upper))
+
+
+def duplicate_groups(K, y) -> np.ndarray:
+    """Group index of every example; examples share a group when they are the same point.
+
+    Two examples are the same point when they carry the same label and the same row of ``K``
+    (for a strictly positive definite kernel, the same features). The dual does not decide how
+    a group shares its multipliers (any split with the same sum is optimal), so solvers can only
+    be compared group by group.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    y : ndarray of shape (n,)
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        Group labels ``0, ..., n_groups - 1``.
+    """
+    keys = np.column_stack([np.asarray(y, dtype=float), np.asarray(K, dtype=float)])
+    return np.unique(keys, axis=0, return_inverse=True)[1].ravel()
+
+
+def _solution(K, y, C, alpha_raw, status, solver) -> SVMSolution:
+    """Assemble an :class:`SVMSolution` from a solver's raw multipliers."""
+    alpha, support, free, bounded = categorise(alpha_raw, C)
+    return SVMSolution(
+        alpha=alpha,
+        b=kkt_bias(K, y, alpha, C, free, bounded),
+        y=y,
+        C=C,
+        objective=dual_objective(K, y, alpha),
+        status=status,
+        solver=solver,
+        support=support,
+        free=free,
+        bounded=bounded,
+    )
+
+
+def _solve_cvxpy(K, y, C):
+    """Solve the dual with cvxpy and Clarabel; return raw multipliers and the status."""
+    G = kernel_factor(K).T * y
+    alpha = cp.Variable(K.shape[0], nonneg=True)
+    constraints = [y @ alpha == 0]
+    if np.isfinite(C):
+        constraints.append(alpha <= C)
+    problem = cp.Problem(
+        cp.Maximize(cp.sum(alpha) - 0.5 * cp.sum_squares(G @ alpha)), constraints
+    )
+    try:
+        problem.solve(
+            solver=cp.CLARABEL,
+            tol_gap_abs=CLARABEL_TOL,
+            tol_gap_rel=CLARABEL_TOL,
+            tol_feas=CLARABEL_TOL,
+            tol_ktratio=CLARABEL_TOL,
+        )
+    except cp.error.SolverError as err:
+        raise SolveError("cvxpy", "solver_error", str(err)) from err
+    if problem.status != cp.OPTIMAL:
+        detail = "the data are not separable" if problem.status == cp.UNBOUNDED else ""
+        raise SolveError("cvxpy", problem.status, detail)
+    return np.asarray(alpha.value, dtype=float), problem.status
+
+
+def _solve_libsvm(K, y, C):
+    """Solve the dual with libsvm (scikit-learn's SVC); return raw multipliers and a status."""
+    hard = not np.isfinite(C)
+    box = HARD_MARGIN_C / float(np.mean(np.diag(K))) if hard else C
+    model = SVC(C=box, kernel="precomputed", tol=LIBSVM_TOL, shrinking=True, max_iter=-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        try:
+            model.fit(K, y)
+        except ConvergenceWarning as err:
+            raise SolveError("libsvm", "max_iter_reached", str(err)) from err
+    alpha = np.zeros(K.shape[0])
+    # scikit-learn stores dual_coef_ = y_i alpha_i for the support vectors.
+    alpha[model.support_] = model.dual_coef_[0] * y[model.support_]
+    if hard and np.any(alpha >= (1.0 - SUPPORT_TOL) * box):
+        raise SolveError("libsvm", "unbounded", "the data are not separable")
+    return alpha, "optimal"
