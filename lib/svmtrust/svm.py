@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse
+import scipy.sparse.csgraph
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
@@ -31,13 +33,18 @@ from .validation import check_array, check_binary_labels, check_C, check_kernel_
 #: multipliers) are the same whichever solver produced them.
 SUPPORT_TOL = 1e-6
 
-#: Stopping tolerance handed to libsvm (its ``eps``, the largest KKT violation allowed).
+#: Stopping tolerance handed to libsvm (its ``eps``, the largest KKT violation allowed), relative
+#: to ``max(1, C * mean(diag(K)))``.
 LIBSVM_TOL = 1e-9
 
-#: libsvm cannot take ``C = inf``. A hard margin is solved with the box
-#: ``C = HARD_MARGIN_C / mean(diag(K))`` (the multipliers scale as 1 / K); if a multiplier reaches
-#: that box the data are not separable and the solve fails, as the exact dual would.
-HARD_MARGIN_C = 1e8
+#: libsvm cannot take ``C = inf``. A hard margin is solved with growing boxes up to
+#: ``HARD_MARGIN_C / mean(diag(K))`` (the multipliers scale as 1 / K); if a multiplier still
+#: reaches that box the data are taken as not separable and the solve fails, as the exact dual
+#: would. Separable data whose hard-margin multipliers exceed it need the cvxpy path.
+HARD_MARGIN_C = 1e7
+
+#: Iterations allowed to one libsvm run before it fails with status ``"max_iter_reached"``.
+LIBSVM_MAX_ITER = 10_000_000
 
 #: Accuracy asked of Clarabel (absolute and relative duality gap, feasibility, KKT ratio). At its
 #: default 1e-8 a multiplier whose example lies 3e-4 inside the margin can come out 2e-4 below C;
@@ -289,26 +296,36 @@ def kkt_bias(K, y, alpha, C, free, bounded) -> float:
     return float(np.max(lower) if lower.size else np.min(upper))
 
 
-def duplicate_groups(K, y) -> np.ndarray:
+def duplicate_groups(K, y, tol=1e-10) -> np.ndarray:
     """Group index of every example; examples share a group when they are the same point.
 
-    Two examples are the same point when they carry the same label and the same row of ``K``
-    (for a strictly positive definite kernel, the same features). The dual does not decide how
-    a group shares its multipliers (any split with the same sum is optimal), so solvers can only
-    be compared group by group.
+    Two examples are the same point when they carry the same label and their feature-space
+    distance ``K_ii + K_jj - 2 K_ij`` is at most ``tol * max(diag(K))`` (rounding in a kernel
+    leaves copies a hair apart, so an exact comparison would miss them). The dual does not
+    decide how a group shares its multipliers (any split with the same sum is optimal), so
+    solvers can only be compared group by group.
 
     Parameters
     ----------
     K : ndarray of shape (n, n)
     y : ndarray of shape (n,)
+    tol : float
+        Relative tolerance on the squared feature-space distance.
 
     Returns
     -------
     ndarray of int, shape (n,)
-        Group labels ``0, ..., n_groups - 1``.
+        Group labels ``0, ..., n_groups - 1``, numbered in order of first appearance.
     """
-    keys = np.column_stack([np.asarray(y, dtype=float), np.asarray(K, dtype=float)])
-    return np.unique(keys, axis=0, return_inverse=True)[1].ravel()
+    K = np.asarray(K, dtype=float)
+    diag = np.diag(K)
+    distance = diag[:, None] + diag[None, :] - 2.0 * K
+    same = (distance <= tol * max(float(diag.max()), np.finfo(float).tiny)) & (
+        np.asarray(y)[:, None] == np.asarray(y)[None, :]
+    )
+    _, labels = scipy.sparse.csgraph.connected_components(scipy.sparse.csr_matrix(same))
+    _, first, order = np.unique(labels, return_index=True, return_inverse=True)
+    return np.argsort(np.argsort(first))[order]
 
 
 def _solution(K, y, C, alpha_raw, status, solver) -> SVMSolution:
@@ -354,11 +371,18 @@ def _solve_cvxpy(K, y, C):
     return np.asarray(alpha.value, dtype=float), problem.status
 
 
-def _solve_libsvm(K, y, C):
-    """Solve the dual with libsvm (scikit-learn's SVC); return raw multipliers and a status."""
-    hard = not np.isfinite(C)
-    box = HARD_MARGIN_C / float(np.mean(np.diag(K))) if hard else C
-    model = SVC(C=box, kernel="precomputed", tol=LIBSVM_TOL, shrinking=True, max_iter=-1)
+def _libsvm_box(K, y, box):
+    """Solve the dual with libsvm (scikit-learn's SVC) for one finite box; raw multipliers.
+
+    libsvm stops when the largest KKT violation falls below its ``eps``; the gradient it
+    tests grows with ``box * K``, so ``eps`` grows with it (relative accuracy
+    :data:`LIBSVM_TOL`), and a run of more than :data:`LIBSVM_MAX_ITER` iterations fails.
+    """
+    scale = max(1.0, box * float(np.mean(np.diag(K))))
+    model = SVC(
+        C=box, kernel="precomputed", tol=LIBSVM_TOL * scale, shrinking=True,
+        max_iter=LIBSVM_MAX_ITER,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         try:
@@ -368,6 +392,35 @@ def _solve_libsvm(K, y, C):
     alpha = np.zeros(K.shape[0])
     # scikit-learn stores dual_coef_ = y_i alpha_i for the support vectors.
     alpha[model.support_] = model.dual_coef_[0] * y[model.support_]
-    if hard and np.any(alpha >= (1.0 - SUPPORT_TOL) * box):
-        raise SolveError("libsvm", "unbounded", "the data are not separable")
-    return alpha, "optimal"
+    return alpha
+
+
+def _solve_libsvm(K, y, C):
+    """Solve the dual with libsvm; return raw multipliers and a status.
+
+    A hard margin is solved as a sequence of soft margins with boxes growing tenfold from
+    ``1 / mean(diag(K))``: as soon as no multiplier reaches the box, the box is inactive and
+    the soft-margin solution is the hard-margin one. If the box passes
+    ``HARD_MARGIN_C / mean(diag(K))`` with multipliers still at the box, the data are taken
+    as not separable (status ``"unbounded"``, as the exact dual reports).
+    """
+    if np.isfinite(C):
+        return _libsvm_box(K, y, C), "optimal"
+    unit = 1.0 / float(np.mean(np.diag(K)))
+    box = unit
+    while box <= HARD_MARGIN_C * unit:
+        try:
+            alpha = _libsvm_box(K, y, box)
+        except SolveError as err:
+            raise SolveError(
+                "libsvm", err.status, f"hard margin with box {box:.3g}: the data are probably "
+                "not separable (use a finite C)",
+            ) from err
+        if np.all(alpha < (1.0 - SUPPORT_TOL) * box):
+            return alpha, "optimal"
+        box *= 10.0
+    raise SolveError(
+        "libsvm", "unbounded",
+        f"the data are not separable (multipliers reach {box / 10.0:.3g} = "
+        f"{HARD_MARGIN_C:.0e} / mean(diag(K)))",
+    )

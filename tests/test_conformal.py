@@ -1,0 +1,96 @@
+"""Conformal p-values, regions, confidence and credibility."""
+
+import numpy as np
+import pytest
+from crepes.base import p_values_batch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from svmtrust.conformal import confidence_credibility, error_rate, p_values, predict_set
+
+
+def test_hand_computed_cases():
+    scores = [0.0, 0.0, 1.0, 2.0]
+    # new score 0: all 4 old scores >= 0, plus itself -> 5/5
+    assert p_values(scores, 0.0) == pytest.approx(1.0)
+    # new score 1: 1.0 and 2.0 -> (2 + 1) / 5
+    assert p_values(scores, 1.0) == pytest.approx(3 / 5)
+    # new score 1.5: only 2.0 -> 2/5
+    assert p_values(scores, 1.5) == pytest.approx(2 / 5)
+    # the strangest: only itself -> 1/5
+    assert p_values(scores, 7.0) == pytest.approx(1 / 5)
+    assert np.allclose(p_values(scores, [0.0, 1.0, 7.0]), [1.0, 0.6, 0.2])
+
+
+def test_saunders_eq13_ties_count_as_stranger():
+    # eq. (13) of Saunders et al. (1999) counts i with alpha_i >= alpha_new, the new one included
+    alphas_old = np.array([0.0, 0.0, 0.0, 0.3, 0.3, 1.0])
+    assert p_values(alphas_old, 0.3) == pytest.approx(4 / 7)  # 0.3, 0.3, 1.0 and itself
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_equals_crepes_exactly_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    cal = rng.integers(0, 6, size=50).astype(float)  # many ties
+    test = rng.integers(-1, 8, size=40).astype(float)
+    expected = p_values_batch(cal, test, smoothing=False)
+    assert np.array_equal(p_values(cal, test), expected)
+
+
+def test_equals_crepes_continuous():
+    rng = np.random.default_rng(9)
+    cal, test = rng.normal(size=200), rng.normal(size=100)
+    assert np.array_equal(p_values(cal, test), p_values_batch(cal, test, smoothing=False))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=40),
+    st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=10),
+)
+def test_property_range_and_monotone(old, new):
+    p = p_values(old, new)
+    n = len(old)
+    assert np.all(p >= 1 / (n + 1)) and np.all(p <= 1)
+    order = np.argsort(new, kind="stable")
+    # stranger (larger) new scores never get larger p-values
+    assert np.all(np.diff(p[order]) <= 0)
+
+
+def test_predict_set_is_strict():
+    P = np.array([[0.05, 0.5], [0.2, 0.04]])
+    assert predict_set(P, 0.05).tolist() == [[False, True], [True, False]]
+
+
+def test_confidence_and_credibility():
+    P = np.array([[0.9, 0.1, 0.3], [0.2, 0.6, 0.6]])
+    labels, conf, cred = confidence_credibility(P)
+    assert labels.tolist() == [0, 1]
+    assert np.allclose(conf, [0.7, 0.4])
+    assert np.allclose(cred, [0.9, 0.6])
+
+
+def test_error_rate():
+    P = np.array([[0.5, 0.01], [0.01, 0.5], [0.3, 0.3]])
+    assert error_rate(P, np.array([0, 0, 1]), 0.05) == pytest.approx(1 / 3)
+
+
+def test_validity_on_exchangeable_scores():
+    """One test point per split, so the errors are independent Bernoulli(<= eps) draws.
+
+    The conformal p-value of a new score exchangeable with the n old ones is uniform on
+    {1/(n+1), ..., 1}, so P(p <= eps) = floor(eps (n+1)) / (n+1) <= eps. Over 2000 independent
+    splits the number of errors is Binomial(2000, q) with q <= eps = 0.1; the test accepts up to
+    the 1 - 1e-6 quantile of Binomial(2000, 0.1), so a valid method fails it once in a million
+    runs, while a method whose error rate were 0.13 would fail it almost surely.
+    """
+    from scipy.stats import binom
+
+    rng = np.random.default_rng(2026)
+    trials, eps, n = 2000, 0.1, 19
+    errors = 0
+    for _ in range(trials):
+        scores = rng.exponential(size=n + 1)
+        errors += p_values(scores[:n], scores[n]) <= eps
+    assert errors <= binom.ppf(1 - 1e-6, trials, eps)
+    assert errors >= binom.ppf(1e-6, trials, eps)  # exactly eps here: n + 1 = 20

@@ -1,0 +1,58 @@
+"""Kernels: definitions, symmetry and positive semi-definiteness."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
+
+KERNELS = {
+    "linear": linear_kernel,
+    "poly3": lambda X, Z=None: polynomial_kernel(X, Z, degree=3, scale=2.0),
+    "rbf": lambda X, Z=None: rbf_kernel(X, Z, gamma=0.7),
+}
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_gram_is_symmetric_and_psd(name):
+    X = np.random.default_rng(1).normal(size=(60, 4))
+    K = KERNELS[name](X)
+    assert np.array_equal(K, K.T)
+    assert np.linalg.eigvalsh(K).min() >= -1e-9 * np.abs(K).max()
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_cross_gram_matches_gram_block(name):
+    X = np.random.default_rng(2).normal(size=(30, 3))
+    K = KERNELS[name](X)
+    assert np.allclose(KERNELS[name](X[:10], X[10:]), K[:10, 10:])
+
+
+def test_definitions_pointwise():
+    x, z = np.array([[1.0, 2.0, -1.0]]), np.array([[0.5, -1.0, 3.0]])
+    dot = float((x @ z.T)[0, 0])
+    assert linear_kernel(x, z)[0, 0] == pytest.approx(dot)
+    assert polynomial_kernel(x, z, degree=3, scale=256)[0, 0] == pytest.approx(dot**3 / 256)
+    sigma = 1.5
+    gamma = 1 / (2 * sigma**2)
+    expected = np.exp(-np.sum((x - z) ** 2) / (2 * sigma**2))
+    assert rbf_kernel(x, z, gamma=gamma)[0, 0] == pytest.approx(expected)
+
+
+def test_rbf_diagonal_is_one_and_values_in_unit_interval():
+    X = np.random.default_rng(3).normal(size=(20, 2)) * 100
+    K = rbf_kernel(X, gamma=3.0)
+    assert np.all(np.diag(K) == 1.0)
+    assert np.all((K >= 0) & (K <= 1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(2, 12), st.integers(1, 4)),
+              elements=st.floats(-10, 10)))
+def test_property_psd(X):
+    for kernel in KERNELS.values():
+        K = kernel(X)
+        scale = max(np.abs(K).max(), 1.0)
+        assert np.linalg.eigvalsh(K).min() >= -1e-8 * scale * K.shape[0]
