@@ -40,7 +40,7 @@ test: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --ignore=tests/benchmarks \
-		--deselect tests/test_html_offline.py
+		--ignore=tests/test_html_offline.py
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -q -p no:cacheprovider book
