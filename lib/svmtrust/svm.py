@@ -34,7 +34,9 @@ from .validation import check_array, check_binary_labels, check_C, check_kernel_
 SUPPORT_TOL = 1e-6
 
 #: Stopping tolerance handed to libsvm (its ``eps``, the largest KKT violation allowed), relative
-#: to ``max(1, C * mean(diag(K)))``.
+#: to ``max(1, C * mean(diag(K)))``. libsvm caches kernel columns in single precision
+#: (``Qfloat = float``), so its margins carry errors of order 1e-7 relative to ``C * K`` however
+#: small ``eps`` is: the exact path is the reference, libsvm the fast approximation.
 LIBSVM_TOL = 1e-9
 
 #: libsvm cannot take ``C = inf``. A hard margin is solved with growing boxes up to
