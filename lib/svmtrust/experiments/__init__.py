@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Sequence
 
 import joblib
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 #: The chapters whose protocol exists, by module name.
-CHAPTERS = ("svm",)
+CHAPTERS = ("svm", "tcm_nn")
 
 #: The two scales every protocol offers.
 SCALES = ("book", "paper")
