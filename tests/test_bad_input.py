@@ -53,7 +53,7 @@ CASES = [
     ("scale <= 0", lambda: polynomial_kernel(X, scale=0.0), "scale"),
     ("K_rows width", lambda: fit_svm(K, Y).decision_function(np.ones((2, 5))), "K_rows"),
     ("scores NaN", lambda: conformal.p_values(_nan([1.0, 2.0, 3.0]), 1.0), "scores"),
-    ("new_scores inf", lambda: conformal.p_values([1.0, 2.0], _inf([1.0])), "new_scores"),
+    ("new_scores NaN", lambda: conformal.p_values([1.0, 2.0], _nan([1.0, 2.0])), "new_scores"),
     ("significance 0", lambda: conformal.predict_set(np.full((2, 2), 0.5), 0.0), "significance"),
     ("significance 1", lambda: conformal.predict_set(np.full((2, 2), 0.5), 1.0), "significance"),
     ("significance NaN", lambda: conformal.predict_set(np.full((2, 2), 0.5), np.nan), "significance"),

@@ -94,3 +94,14 @@ def test_validity_on_exchangeable_scores():
         errors += p_values(scores[:n], scores[n]) <= eps
     assert errors <= binom.ppf(1 - 1e-6, trials, eps)
     assert errors >= binom.ppf(1e-6, trials, eps)  # exactly eps here: n + 1 = 20
+
+
+def test_infinite_scores_are_the_strangest():
+    # +inf is a legitimate strangeness (a positive distance over a zero one): it ties with
+    # other +inf scores and is stranger than every finite score.
+    scores = [0.5, np.inf, 2.0]
+    assert p_values(scores, np.inf) == pytest.approx(2 / 4)
+    assert p_values(scores, 1e308) == pytest.approx(2 / 4)
+    assert p_values(scores, 0.0) == pytest.approx(1.0)
+    assert np.array_equal(p_values(scores, [np.inf, 3.0]),
+                          p_values_batch(np.array(scores), np.array([np.inf, 3.0]), smoothing=False))

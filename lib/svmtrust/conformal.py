@@ -26,7 +26,8 @@ def p_values(scores, new_scores) -> np.ndarray:
     Parameters
     ----------
     scores : array_like of shape (n,)
-        Strangeness of the n old examples (larger is stranger).
+        Strangeness of the n old examples (larger is stranger). ``+inf`` is allowed (a score
+        that is infinitely strange, e.g. a positive distance over a zero one); NaN is not.
     new_scores : array_like of shape (m,) or float
         Strangeness of each new example, each computed in the bag of the old examples plus
         that one new example.
@@ -37,12 +38,25 @@ def p_values(scores, new_scores) -> np.ndarray:
         ``(#{i : scores_i >= new} + 1) / (n + 1)``, in ``[1 / (n + 1), 1]``. Ties count as
         stranger, so equal scores give the largest p-value they can.
     """
-    old = np.sort(check_array(scores, "scores", ndim=1))
+    old = np.sort(_check_scores(scores, "scores"))
     scalar = np.ndim(new_scores) == 0
-    new = check_array(np.atleast_1d(new_scores), "new_scores", ndim=1)
+    new = _check_scores(np.atleast_1d(new_scores), "new_scores")
     at_least = old.size - np.searchsorted(old, new, side="left")
     p = (at_least + 1.0) / (old.size + 1.0)
     return float(p[0]) if scalar else p
+
+
+def _check_scores(scores, name: str) -> np.ndarray:
+    """Validate a vector of strangeness scores: numeric, 1-D, non-empty, no NaN (inf allowed)."""
+    try:
+        arr = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}: expected a numeric array ({err})") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name}: expected a non-empty 1-D array, got shape {arr.shape}")
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name}: contains NaN")
+    return arr
 
 
 def _check_p_matrix(P) -> np.ndarray:

@@ -1,0 +1,289 @@
+"""TCM-NN (Proedrou et al. 2002): exactness against brute force, validity, bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from svmtrust import datasets
+from svmtrust.conformal import p_values
+from svmtrust.experiments import parallel_map
+from svmtrust.experiments import tcm_nn as protocol
+from svmtrust.tcm_nn import TCMNearestNeighbours, paired_distances, strangeness
+
+# --------------------------------------------------------------------------- brute force
+
+
+def _distance_matrix(Z):
+    """Euclidean distances, squares added feature by feature from the first (the canonical
+    order the module documents), written independently of the module."""
+    total = np.zeros((len(Z), len(Z)))
+    for j in range(Z.shape[1]):
+        diff = Z[:, None, j] - Z[None, :, j]
+        total = total + diff * diff
+    return np.sqrt(total)
+
+
+def _ratio(same, other):
+    """Eq. (2) with the documented conventions: 0/0 = 1, positive/0 = largest float."""
+    if other == 0:
+        return 1.0 if same == 0 else np.inf
+    return same / other  # may overflow to inf, as the library does
+
+
+def _sum_smallest(values, k):
+    total = 0.0
+    for v in np.sort(values)[:k]:
+        total = total + v
+    return total
+
+
+def brute_force_p(X, y, X_test, k):
+    """Recompute every strangeness value in every augmented bag, then eq. (3)."""
+    classes = np.unique(y)
+    P = np.empty((len(X_test), len(classes)))
+    for t, x in enumerate(X_test):
+        Z = np.vstack([X, x])
+        D = _distance_matrix(Z)
+        for c, label in enumerate(classes):
+            labels = np.append(y, label)
+            alphas = []
+            for i in range(len(Z)):
+                others = np.arange(len(Z)) != i
+                same = D[i, others & (labels == labels[i])]
+                other = D[i, others & (labels != labels[i])]
+                alphas.append(_ratio(_sum_smallest(same, k), _sum_smallest(other, k)))
+            P[t, c] = p_values(alphas[:-1], alphas[-1])
+    return P
+
+
+def _problem(seed, n_classes, k, kind):
+    """A small problem: Gaussian, or on an integer grid (many tied distances and duplicates)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6 * n_classes, 10 * n_classes))
+    y = rng.integers(0, n_classes, size=n)
+    y[: n_classes * (k + 1)] = np.repeat(np.arange(n_classes), k + 1)
+    if kind == "grid":
+        X = rng.integers(0, 3, size=(n, 2)).astype(float)
+        X_test = np.vstack([rng.integers(0, 3, size=(3, 2)).astype(float), X[:2]])
+    else:
+        X = rng.normal(size=(n, 3)) + y[:, None]
+        X_test = np.vstack([rng.normal(size=(3, 3)), X[:2]])
+    return X, y, X_test
+
+
+@pytest.mark.parametrize("k", [1, 3])
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+@pytest.mark.parametrize("kind", ["gauss", "grid"])
+def test_equals_brute_force_exactly(k, n_classes, kind):
+    X, y, X_test = _problem(10 * k + n_classes, n_classes, k, kind)
+    P = TCMNearestNeighbours(k=k).fit(X, y).predict_p(X_test)
+    assert np.array_equal(P, brute_force_p(X, y, X_test, k))
+
+
+def test_brute_force_exact_with_large_offset_and_near_ties():
+    """Coordinates near 1e6 differing in the last digits: the single-precision selection must
+    still find every neighbour that matters (its error bound, not luck)."""
+    rng = np.random.default_rng(3)
+    X = 1e6 + rng.integers(0, 4, size=(30, 3)) * 1e-3 + rng.normal(scale=1e-9, size=(30, 3))
+    y = np.arange(30) % 3
+    X_test = 1e6 + rng.integers(0, 4, size=(4, 3)) * 1e-3
+    for k in (1, 2):
+        P = TCMNearestNeighbours(k=k).fit(X, y).predict_p(X_test)
+        assert np.array_equal(P, brute_force_p(X, y, X_test, k))
+
+
+def test_strangeness_conventions_for_zero_distances():
+    assert strangeness(0.0, 0.0) == 1.0
+    assert strangeness(2.0, 0.0) == np.inf
+    assert strangeness(0.0, 3.0) == 0.0
+    assert strangeness(1e300, 1e-300) == np.inf  # overflow
+    assert strangeness(1.0, 4.0) == 0.25
+
+
+def test_duplicated_points():
+    """Copies within a class, across classes, and a test object on a training point."""
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [1.0], [3.0], [3.0], [3.0]])
+    y = np.array([0, 0, 1, 1, 1, 0, 1, 1])
+    X_test = np.array([[0.0], [1.0], [3.0], [2.0]])
+    model = TCMNearestNeighbours(k=1).fit(X, y)
+    P = model.predict_p(X_test)
+    assert not np.any(np.isnan(P))
+    assert np.array_equal(P, brute_force_p(X, y, X_test, 1))
+    # x = 0 sits on two 0s and one 1: that 1 has a zero other-class sum (0/0 = 1 if it also
+    # had a copy of its own class, here it has none: 1/0 -> inf)
+    assert model.strangeness_[2] == np.inf
+    assert model.strangeness_[0] == 1.0  # same 0, other 0
+    # a test object on the two 1s labelled 1 is perfectly typical: strangeness 0
+    assert P[1, 1] == 1.0
+
+
+def test_paired_distances_is_canonical():
+    A = np.array([[0.0, 3.0], [1.0, 1.0]])
+    B = np.array([[4.0, 0.0], [1.0, 1.0]])
+    assert paired_distances(A, B).tolist() == [5.0, 0.0]
+
+
+# --------------------------------------------------------------------------- validity
+
+
+def test_validity_one_test_point_per_split():
+    """Errors of eps-regions on exchangeable data, one test point per split.
+
+    Each of N = 600 splits draws a fresh training set of n = 39 examples and one test
+    example from the same three-class Gaussian mixture, so the N errors are independent
+    Bernoulli draws. With continuous data (no ties) the error probability of a conformal
+    region without smoothing is exactly floor(eps (n + 1)) / (n + 1) (the new example's rank
+    is uniform), so the number of errors is binomial with that rate, and 3 standard errors
+    leave a false alarm probability below 0.3% per level.
+    """
+    rng = np.random.default_rng(2024)
+    N, n = 600, 39
+    P_true = []
+    for _ in range(N):
+        y = rng.integers(0, 3, size=n + 1)
+        y[:6] = [0, 0, 1, 1, 2, 2]
+        rng.shuffle(y)
+        X = rng.normal(size=(n + 1, 2)) + 1.5 * np.eye(3)[y][:, :2]
+        model = TCMNearestNeighbours(k=1).fit(X[:n], y[:n])
+        if len(model.classes_) < 3 or y[n] not in model.classes_:
+            continue
+        P_true.append(model.predict_p(X[n:])[0, y[n]])
+    P_true = np.array(P_true)
+    assert len(P_true) == N  # every split kept (each class has at least two examples)
+    for eps in (0.05, 0.1, 0.2):
+        rate = np.floor(eps * (n + 1)) / (n + 1)
+        errors = np.mean(P_true <= eps)
+        assert abs(errors - rate) <= 3 * np.sqrt(rate * (1 - rate) / N), (eps, errors, rate)
+
+
+# --------------------------------------------------------------------------- invariance
+
+
+def test_identical_results_for_any_block_size_and_threads():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5).astype(int)
+    X_test = rng.normal(size=(77, 4))
+    reference = TCMNearestNeighbours(k=2, block_size=1000).fit(X, y).predict_p(X_test)
+    for block_size, n_jobs in ((1, None), (7, 2), (64, -1)):
+        model = TCMNearestNeighbours(k=2, block_size=block_size, n_jobs=n_jobs).fit(X, y)
+        assert np.array_equal(model.predict_p(X_test), reference)
+
+
+# --------------------------------------------------------------------------- estimator API
+
+
+def test_sklearn_estimator_basics():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, "pos", "neg")
+    model = TCMNearestNeighbours(k=2, block_size=16)
+    assert model.get_params() == {"k": 2, "block_size": 16, "n_jobs": None}
+    twin = clone(model).set_params(k=1)
+    assert twin.k == 1 and model.k == 2
+    model.fit(X, y)
+    assert model.classes_.tolist() == ["neg", "pos"]
+    P = model.predict_p(X[:5])
+    assert P.shape == (5, 2)
+    labels, confidence, credibility = model.predict_confidence(X[:5])
+    assert set(labels) <= {"neg", "pos"}
+    assert np.array_equal(labels, model.predict(X[:5]))
+    assert np.array_equal(credibility, P.max(axis=1))
+    assert np.array_equal(confidence, 1 - P.min(axis=1))
+    assert np.array_equal(model.predict_set(X[:5], 0.1), P > 0.1)
+    assert 0.0 <= model.score(X, y) <= 1.0
+
+
+def test_satimage_statlog_split_error():
+    """The figure the chapter and the pitfalls quote: 211 errors of 2000 (10.55%)."""
+    X_train, y_train, X_test, y_test = datasets.satimage_train_test(datasets.load_satimage())
+    predicted = TCMNearestNeighbours(k=1).fit(X_train, y_train).predict(X_test)
+    assert np.sum(predicted != y_test) == 211
+
+
+# --------------------------------------------------------------------------- bad input
+
+X_OK = np.random.default_rng(0).normal(size=(12, 3))
+Y_OK = np.array([0, 1, 2] * 4)
+
+
+def _fitted():
+    return TCMNearestNeighbours(k=1).fit(X_OK, Y_OK)
+
+
+def _with_nan(a):
+    a = np.array(a, dtype=float)
+    a.flat[1] = np.nan
+    return a
+
+
+BAD = [
+    # every class has 4 examples: k = 3 is the largest allowed (k + 1 per class)
+    ("k larger than the smallest class", lambda: TCMNearestNeighbours(k=5).fit(X_OK, Y_OK), "k"),
+    ("k equal to the smallest class", lambda: TCMNearestNeighbours(k=4).fit(X_OK, Y_OK), "k"),
+    ("k zero", lambda: TCMNearestNeighbours(k=0).fit(X_OK, Y_OK), "k"),
+    ("k not an integer", lambda: TCMNearestNeighbours(k=1.5).fit(X_OK, Y_OK), "k"),
+    ("single class", lambda: TCMNearestNeighbours().fit(X_OK, np.zeros(12)), "y"),
+    ("NaN label", lambda: TCMNearestNeighbours().fit(X_OK, _with_nan(Y_OK)), "y"),
+    ("labels too few", lambda: TCMNearestNeighbours().fit(X_OK, Y_OK[:-1]), "y"),
+    ("NaN in X", lambda: TCMNearestNeighbours().fit(_with_nan(X_OK), Y_OK), "X"),
+    ("X 1-D", lambda: TCMNearestNeighbours().fit(X_OK[:, 0], Y_OK), "X"),
+    ("NaN in test X", lambda: _fitted().predict_p(_with_nan(X_OK[:2])), "X"),
+    ("wrong number of features", lambda: _fitted().predict_p(X_OK[:2, :2]), "X"),
+    ("not fitted", lambda: TCMNearestNeighbours().predict_p(X_OK), "X"),
+    ("significance 0", lambda: _fitted().predict_set(X_OK[:2], 0.0), "significance"),
+    ("significance 1", lambda: _fitted().predict_set(X_OK[:2], 1.0), "significance"),
+    ("significance -0.1", lambda: _fitted().predict_set(X_OK[:2], -0.1), "significance"),
+    ("block_size 0", lambda: TCMNearestNeighbours(block_size=0).fit(X_OK, Y_OK), "block_size"),
+    ("n_jobs 0", lambda: TCMNearestNeighbours(n_jobs=0).fit(X_OK, Y_OK), "n_jobs"),
+    ("overflowing X", lambda: TCMNearestNeighbours().fit(X_OK * 1e160, Y_OK), "X"),
+]
+
+
+@pytest.mark.parametrize("case", BAD, ids=[c[0] for c in BAD])
+def test_bad_input_raises_value_error_naming_argument(case):
+    _, call, name = case
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value).startswith(f"{name}:"), str(info.value)
+
+
+def test_far_test_object_is_exact():
+    """A test object 1e17 times farther out than the training spread (double precision)."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(20, 2))
+    y = np.arange(20) % 2
+    X_test = np.array([[1e17, -3e17], [0.1, 0.2]])
+    P = TCMNearestNeighbours(k=2).fit(X, y).predict_p(X_test)
+    assert np.array_equal(P, brute_force_p(X, y, X_test, 2))
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+def test_protocol_region_counts_and_small_split():
+    P = np.array([[0.5, 0.2], [0.03, 0.02], [0.5, 0.01]])
+    counts = protocol.region_counts(P, np.array([1, 0, 1]), 0.1)
+    assert counts == {"single": 1, "multiple": 1, "empty": 1, "single_correct": 0, "errors": 2}
+    name = "shuttle-c2-vs-c4"
+    tasks = [(name, fold, train, test, (1, 2))
+             for fold, (train, test) in enumerate(protocol.splits(name, seed=0)[:4])]
+    one = parallel_map(protocol._task, tasks, n_jobs=1, progress=False)
+    two = parallel_map(protocol._task, tasks, n_jobs=2, progress=False)
+    assert one == two
+    table = pd.DataFrame([row for rows in one for row in rows])
+    assert set(table["method"]) == {"TCM-NN", "k-NN", "SVM", "TCM-NN region"}
+    assert len(table[table["method"] == "TCM-NN region"]) == 4 * len(protocol.SIGNIFICANCE)
+
+
+def test_exact_integer_path_with_large_integers():
+    """Integer coordinates too large for single precision: the exact product runs in double."""
+    rng = np.random.default_rng(11)
+    X = rng.integers(-30000, 30000, size=(24, 3)).astype(float)
+    X[12:] = X[:12] + rng.integers(-1, 2, size=(12, 3))  # near duplicates across classes
+    y = np.arange(24) % 2
+    X_test = np.vstack([X[:3] + 1, rng.integers(-30000, 30000, size=(2, 3))]).astype(float)
+    for k in (1, 3):
+        P = TCMNearestNeighbours(k=k).fit(X, y).predict_p(X_test)
+        assert np.array_equal(P, brute_force_p(X, y, X_test, k))
