@@ -105,3 +105,36 @@ def test_infinite_scores_are_the_strangest():
     assert p_values(scores, 0.0) == pytest.approx(1.0)
     assert np.array_equal(p_values(scores, [np.inf, 3.0]),
                           p_values_batch(np.array(scores), np.array([np.inf, 3.0]), smoothing=False))
+
+
+def test_include_new_false_is_hardoon_convention():
+    # Hardoon et al. (2009, Sec. 3): #{i : a_i >= a_new} / n, the new example left out
+    scores = [0.0, 0.0, 1.0, 2.0]
+    assert p_values(scores, 1.0, include_new=False) == pytest.approx(2 / 4)
+    assert p_values(scores, 7.0, include_new=False) == 0.0
+    assert np.allclose(p_values(scores, [0.0, 1.5], include_new=False), [1.0, 0.25])
+    # the default is unchanged
+    assert p_values(scores, 1.0) == p_values(scores, 1.0, include_new=True) == pytest.approx(3 / 5)
+
+
+def test_include_new_false_relation_to_conformal():
+    # p_conformal = (n p_hardoon + 1) / (n + 1), exactly, for every score
+    rng = np.random.default_rng(3)
+    old, new = rng.integers(0, 5, size=30).astype(float), rng.integers(-1, 7, size=20).astype(float)
+    n = old.size
+    assert np.allclose(p_values(old, new), (n * p_values(old, new, include_new=False) + 1) / (n + 1))
+
+
+def test_non_strict_regions():
+    P = np.array([[0.05, 0.5], [0.04, 0.06]])
+    assert np.array_equal(predict_set(P, 0.05, strict=False), [[True, True], [False, True]])
+    assert np.array_equal(predict_set(P, 0.05), [[False, True], [False, True]])
+    assert error_rate(P, np.array([0, 0]), 0.05, strict=False) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_convention_flags_must_be_boolean(bad):
+    with pytest.raises(ValueError, match="^include_new"):
+        p_values([0.0, 1.0], 0.5, include_new=bad)
+    with pytest.raises(ValueError, match="^strict"):
+        predict_set([[0.1, 0.2]], 0.1, strict=bad)

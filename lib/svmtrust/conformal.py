@@ -11,6 +11,15 @@ the p-value counts the new example in its own bag,
 which is eq. (13) of Saunders, Gammerman & Vovk (1999) and eq. (3) of Proedrou et al. (2002),
 and the conformal p-value of Vovk, Gammerman & Shafer (2005, Sec. 2.2). Under exchangeability
 ``P{p <= eps} <= eps`` for every significance level ``eps``.
+
+Hardoon, Hussain & Shawe-Taylor (2009, Sec. 3) leave the new example out of its own bag,
+
+    p = #{i : a_i >= a_new} / n,
+
+over a validation set of n scores (their nonconformity ``y f(x)`` is a conformity score, so
+``a = -y f(x)`` here). :func:`p_values` takes that convention as ``include_new=False``, and
+:func:`predict_set` takes their region rule ``p >= eps`` (their Definition 3.1) as
+``strict=False``.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ import numpy as np
 from .validation import check_array, check_significance
 
 
-def p_values(scores, new_scores) -> np.ndarray:
+def p_values(scores, new_scores, include_new=True) -> np.ndarray:
     """Conformal p-values of new scores against a bag of old scores.
 
     Parameters
@@ -31,18 +40,26 @@ def p_values(scores, new_scores) -> np.ndarray:
     new_scores : array_like of shape (m,) or float
         Strangeness of each new example, each computed in the bag of the old examples plus
         that one new example.
+    include_new : bool
+        ``True`` (the default, the conformal convention) counts the new example in its own
+        bag; ``False`` is the convention of Hardoon, Hussain & Shawe-Taylor (2009, Sec. 3),
+        ``#{i : scores_i >= new} / n``, which can be 0.
 
     Returns
     -------
     ndarray of shape (m,) (a float for a scalar ``new_scores``)
-        ``(#{i : scores_i >= new} + 1) / (n + 1)``, in ``[1 / (n + 1), 1]``. Ties count as
+        ``(#{i : scores_i >= new} + 1) / (n + 1)``, in ``[1 / (n + 1), 1]``, or with
+        ``include_new=False`` ``#{i : scores_i >= new} / n``, in ``[0, 1]``. Ties count as
         stranger, so equal scores give the largest p-value they can.
     """
     old = np.sort(_check_scores(scores, "scores"))
     scalar = np.ndim(new_scores) == 0
     new = _check_scores(np.atleast_1d(new_scores), "new_scores")
     at_least = old.size - np.searchsorted(old, new, side="left")
-    p = (at_least + 1.0) / (old.size + 1.0)
+    if not isinstance(include_new, (bool, np.bool_)):
+        raise ValueError(f"include_new: must be True or False, got {include_new!r}")
+    extra = 1.0 if include_new else 0.0
+    p = (at_least + extra) / (old.size + extra)
     return float(p[0]) if scalar else p
 
 
@@ -67,11 +84,12 @@ def _check_p_matrix(P) -> np.ndarray:
     return P
 
 
-def predict_set(P, significance) -> np.ndarray:
+def predict_set(P, significance, strict=True) -> np.ndarray:
     """Conformal prediction regions: the labels whose p-value exceeds the significance level.
 
     The rule is strict, ``p > eps``, as in Vovk, Gammerman & Shafer (2005, Sec. 2.2); crepes keeps
-    ``p >= eps`` instead, which differs only on ties with ``eps``.
+    ``p >= eps`` instead, which differs only on ties with ``eps``, and so does Definition 3.1 of
+    Hardoon, Hussain & Shawe-Taylor (2009) (``strict=False``).
 
     Parameters
     ----------
@@ -79,6 +97,9 @@ def predict_set(P, significance) -> np.ndarray:
         p-values, one column per candidate label.
     significance : float
         The significance level ``eps`` in (0, 1).
+    strict : bool
+        ``True`` (the default) keeps the labels with ``p > eps``, ``False`` those with
+        ``p >= eps``.
 
     Returns
     -------
@@ -86,7 +107,10 @@ def predict_set(P, significance) -> np.ndarray:
         ``True`` where the label is in the region.
     """
     P = _check_p_matrix(P)
-    return P > check_significance(significance)
+    eps = check_significance(significance)
+    if not isinstance(strict, (bool, np.bool_)):
+        raise ValueError(f"strict: must be True or False, got {strict!r}")
+    return P > eps if strict else P >= eps
 
 
 def confidence_credibility(P):
@@ -116,7 +140,7 @@ def confidence_credibility(P):
     return labels, 1.0 - ordered[:, -2], ordered[:, -1]
 
 
-def error_rate(P, true_index, significance) -> float:
+def error_rate(P, true_index, significance, strict=True) -> float:
     """Fraction of examples whose true label falls outside its prediction region.
 
     For a valid conformal predictor on exchangeable data this is at most ``significance`` in
@@ -128,15 +152,62 @@ def error_rate(P, true_index, significance) -> float:
     true_index : array_like of int, shape (m,)
         Column index of each example's true label.
     significance : float
+    strict : bool
+        The region rule of :func:`predict_set`.
 
     Returns
     -------
     float
     """
-    regions = predict_set(P, significance)
+    regions = predict_set(P, significance, strict=strict)
     idx = np.asarray(true_index)
     if idx.shape != (regions.shape[0],) or not np.issubdtype(idx.dtype, np.integer):
         raise ValueError(f"true_index: expected {regions.shape[0]} integer column indices")
     if np.any((idx < 0) | (idx >= regions.shape[1])):
         raise ValueError(f"true_index: indices must lie in [0, {regions.shape[1]})")
     return float(np.mean(~regions[np.arange(idx.size), idx]))
+
+
+class ConformalClassifierMixin:
+    """Forced predictions and regions for a classifier that computes conformal p-values.
+
+    A class that mixes this in defines ``predict_p(X) -> (m, n_classes)`` (p-values, columns in
+    ``classes_`` order) and a fitted ``classes_``; the mixin derives the rest from the p-values,
+    through :func:`confidence_credibility` and :func:`predict_set`.
+    """
+
+    def predict_confidence(self, X):
+        """Forced prediction, confidence and credibility of each test object.
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+            The label (a value of ``classes_``) with the largest p-value, the first in
+            ``classes_`` on a tie.
+        confidence : ndarray of shape (m,)
+            One minus the second largest p-value.
+        credibility : ndarray of shape (m,)
+            The largest p-value.
+        """
+        index, confidence, credibility = confidence_credibility(self.predict_p(X))
+        return self.classes_[index], confidence, credibility
+
+    def predict(self, X) -> np.ndarray:
+        """The label with the largest p-value (the first in ``classes_`` on a tie)."""
+        return self.predict_confidence(X)[0]
+
+    def predict_set(self, X, significance) -> np.ndarray:
+        """Region predictions: the labels whose p-value exceeds ``significance``.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+        significance : float in (0, 1)
+
+        Returns
+        -------
+        ndarray of bool, shape (m, n_classes)
+            Columns in ``classes_`` order (:func:`predict_set`: ``p > eps``).
+        """
+        significance = check_significance(significance)
+        return predict_set(self.predict_p(X), significance)

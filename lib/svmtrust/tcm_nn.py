@@ -47,7 +47,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from threadpoolctl import threadpool_limits
 
 from . import conformal
-from .validation import check_array, check_significance
+from .validation import check_array
 
 __all__ = ["TCMNearestNeighbours", "strangeness", "paired_distances"]
 
@@ -423,7 +423,7 @@ def _check_finite_distances(X: np.ndarray, name: str) -> None:
 # --------------------------------------------------------------------------- the estimator
 
 
-class TCMNearestNeighbours(ClassifierMixin, BaseEstimator):
+class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
     """Transductive confidence machine with nearest neighbours (Proedrou et al. 2002).
 
     Strangeness eq. (2) with Euclidean distances, p-values eq. (3) through
@@ -609,41 +609,6 @@ class TCMNearestNeighbours(ClassifierMixin, BaseEstimator):
         return _sum_by_row(change, r, b)
 
     # ------------------------------------------------------------------ predictions
-
-    def predict(self, X) -> np.ndarray:
-        """The label with the largest p-value (the first in ``classes_`` on a tie)."""
-        return self.predict_confidence(X)[0]
-
-    def predict_confidence(self, X):
-        """Forced prediction, confidence and credibility of each test object.
-
-        Returns
-        -------
-        labels : ndarray of shape (m,)
-            The label (a value of ``classes_``) with the largest p-value.
-        confidence : ndarray of shape (m,)
-            One minus the second largest p-value.
-        credibility : ndarray of shape (m,)
-            The largest p-value.
-        """
-        index, confidence, credibility = conformal.confidence_credibility(self.predict_p(X))
-        return self.classes_[index], confidence, credibility
-
-    def predict_set(self, X, significance) -> np.ndarray:
-        """Region predictions: the labels whose p-value exceeds ``significance``.
-
-        Parameters
-        ----------
-        X : array_like of shape (m, d)
-        significance : float in (0, 1)
-
-        Returns
-        -------
-        ndarray of bool, shape (m, n_classes)
-            Columns in ``classes_`` order (:func:`svmtrust.conformal.predict_set`: ``p > eps``).
-        """
-        significance = check_significance(significance)
-        return conformal.predict_set(self.predict_p(X), significance)
 
 
 def _p_from_counts(counts: np.ndarray, n: int) -> np.ndarray:

@@ -1,0 +1,593 @@
+"""Nonconformity model selection for SVMs, Hardoon, Hussain & Shawe-Taylor (2009).
+
+The paper trains K Gaussian-kernel SVMs ``f_1, ..., f_K`` (a grid of ``gamma`` and ``C``) on a
+training part ``S_trn`` of the data and keeps a validation part ``S_val`` of size n aside. The
+nonconformity of an example is its functional margin, eq. (1), ``A(S_val, z) = y f(x)``, and
+its p-value counts the validation examples with a margin no larger,
+
+    p_A(S_val, (x, y)) = #{j : y_j f(x_j) <= y f(x)} / n,
+
+with *no* ``+1``: the test example is not counted in its own bag, unlike the conformal
+convention of :func:`svmtrust.conformal.p_values` (this module calls it with
+``include_new=False`` on the strangeness ``-y f(x)``). For a test point, Algorithm 1 finds the
+smallest p-value over models and labels, eq. (2),
+
+    epsilon_crit = min_k min_{y in {-1, +1}} p_k(x, y),
+
+realised by ``(k_crit, y_crit)`` (ties broken at random), and predicts ``-y_crit``: the label
+that is *not* the strangest one. Proposition 4.2 bounds the error of that prediction by
+``epsilon_crit + 5.66 sqrt((ln(e n) + ln(8 K / delta)) / n)`` (:func:`nonconformity_bound`).
+
+Two baselines share the grid: b-fold cross-validation (:class:`CrossValidationSelector`) and the
+SVM-L_inf rule of Ozogur-Akyuz, Hussain & Shawe-Taylor, which predicts each test point with the
+model whose hyperplane lies farthest from it (:class:`TestMarginSelector`).
+
+Every selector computes each ``gamma``'s Gram matrix once and trains through the libsvm path of
+:func:`svmtrust.svm.fit_svm`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import StratifiedKFold
+
+from . import conformal
+from .kernels import rbf_kernel
+from .svm import SolveError, SVMSolution, fit_svm
+from .validation import check_array, check_binary_labels, check_significance
+
+__all__ = [
+    "GAMMAS",
+    "CS",
+    "LABELS",
+    "ModelGrid",
+    "fit_grid",
+    "nonconformity_p_values",
+    "critical",
+    "vc_deviation",
+    "nonconformity_bound",
+    "default_validation_size",
+    "NonconformityModelSelector",
+    "CrossValidationSelector",
+    "TestMarginSelector",
+]
+
+#: Table 2 of Hardoon et al. (2009): gamma = 2^-15, 2^-13, ..., 2^3 (10 values).
+GAMMAS = tuple(2.0**p for p in range(-15, 4, 2))
+
+#: Table 2 of Hardoon et al. (2009): C = 2^-5, 2^-3, ..., 2^15 (11 values).
+CS = tuple(2.0**p for p in range(-5, 16, 2))
+
+#: The candidate labels, in the order of the last axis of every p-value array.
+LABELS = np.array([-1.0, 1.0])
+
+#: The distances :class:`TestMarginSelector` can maximise.
+MARGINS = ("functional", "geometric")
+
+#: The constant of Theorem 4.1 (Devroye, Gyorfi & Lugosi 1996), as the paper states it.
+VC_CONSTANT = 5.66
+
+
+# --------------------------------------------------------------------------- input checks
+
+
+def _check_grid(values, name: str) -> tuple[float, ...]:
+    """A non-empty grid of positive finite numbers, as a tuple of floats."""
+    try:
+        grid = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a sequence of positive numbers, got {values!r}") from None
+    if grid.size == 0:
+        raise ValueError(f"{name}: the grid is empty")
+    if not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError(f"{name}: every value must be positive and finite, got {grid}")
+    return tuple(float(v) for v in grid)
+
+
+def _check_data(X, y) -> tuple[np.ndarray, np.ndarray]:
+    """Features (finite, 2-D) and labels (in {-1, +1}, both present) of equal length."""
+    X = check_array(X, "X", ndim=2)
+    return X, check_binary_labels(y, "y", n=X.shape[0])
+
+
+def _check_positive_int(value, name: str, low: int, high: int) -> int:
+    """An integer in ``[low, high]``, else a ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: must lie in [{low}, {high}] for these data, got {value}")
+    return int(value)
+
+
+# --------------------------------------------------------------------------- the grid of SVMs
+
+
+@dataclass(frozen=True)
+class ModelGrid:
+    """K = len(gammas) * len(Cs) SVMs trained on the same data, gamma-major order.
+
+    Model ``k`` has ``gamma = gammas[k // len(Cs)]`` and ``C = Cs[k % len(Cs)]``.
+
+    Attributes
+    ----------
+    X : ndarray of shape (m, d)
+        The training points.
+    gammas, Cs : tuple of float
+    solutions : tuple of SVMSolution or None
+        One per model, in model order; ``None`` where libsvm stopped at its iteration limit
+        (:class:`svmtrust.svm.SolveError`, seen at ``C = 2^15`` on Haberman, whose duplicated
+        points with opposite labels make the largest boxes very hard). Such a model takes no
+        part in any selection.
+    """
+
+    X: np.ndarray
+    gammas: tuple
+    Cs: tuple
+    solutions: tuple
+
+    @property
+    def params(self) -> list[tuple[float, float]]:
+        """``(gamma, C)`` of every model, in model order."""
+        return [(g, c) for g in self.gammas for c in self.Cs]
+
+    @property
+    def usable(self) -> np.ndarray:
+        """Indices of the models whose solve succeeded."""
+        return np.array([k for k, s in enumerate(self.solutions) if s is not None], dtype=int)
+
+    def decision_values(self, X) -> np.ndarray:
+        """``f_k(x)`` of the usable models, one Gram block per gamma: shape (len(usable), len(X))."""
+        rows = []
+        for i, gamma in enumerate(self.gammas):
+            block = self.solutions[i * len(self.Cs) : (i + 1) * len(self.Cs)]
+            if any(s is not None for s in block):
+                K_rows = rbf_kernel(X, self.X, gamma)
+                rows += [s.decision_function(K_rows) for s in block if s is not None]
+        return np.vstack(rows)
+
+    def w_norms(self) -> np.ndarray:
+        """``||w_k||`` of the usable models: shape (len(usable),)."""
+        return np.sqrt([max(s.w_norm_squared, np.finfo(float).tiny)
+                        for s in self.solutions if s is not None])
+
+
+def fit_grid(X, y, gammas=GAMMAS, Cs=CS) -> ModelGrid:
+    """Train one SVM for every ``(gamma, C)`` (step 2 of Algorithm 1 of Hardoon et al. 2009).
+
+    Each gamma's Gram matrix is computed once and shared by every C; each model is the SVM
+    dual solved by libsvm (:func:`svmtrust.svm.fit_svm`).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+    y : array_like of shape (m,)
+        Labels in {-1, +1}, both present.
+    gammas, Cs : sequence of float
+        Positive, non-empty.
+
+    Returns
+    -------
+    ModelGrid
+    """
+    X, y = _check_data(X, y)
+    gammas, Cs = _check_grid(gammas, "gammas"), _check_grid(Cs, "Cs")
+    solutions = []
+    for gamma in gammas:
+        solutions += _fit_block(rbf_kernel(X, gamma=gamma), y, Cs)
+    grid = ModelGrid(X, gammas, Cs, tuple(solutions))
+    if grid.usable.size == 0:
+        raise SolveError("libsvm", "max_iter_reached", "no model of the grid could be trained")
+    return grid
+
+
+def _fit_one(K, y, C) -> SVMSolution | None:
+    """The libsvm solve of one model, ``None`` if libsvm stops at its iteration limit."""
+    try:
+        return fit_svm(K, y, C, solver="libsvm", check_kernel=False)
+    except SolveError:
+        return None
+
+
+def _fit_block(K, y, Cs) -> list[SVMSolution | None]:
+    """Every C on one precomputed Gram matrix (``None`` for a failed solve)."""
+    return [_fit_one(K, y, C) for C in Cs]
+
+
+# --------------------------------------------------------------------------- Algorithm 1
+
+
+def nonconformity_p_values(validation_margins, test_values) -> np.ndarray:
+    """The p-values of eq. (2) for every model, test point and candidate label.
+
+    ``p_k(x, y) = #{j : y_j f_k(x_j) <= y f_k(x)} / n`` (Hardoon et al. 2009, Sec. 3), computed
+    by :func:`svmtrust.conformal.p_values` with ``include_new=False`` on the strangeness
+    ``-y f(x)``.
+
+    Parameters
+    ----------
+    validation_margins : array_like of shape (K, n)
+        ``y_j f_k(x_j)`` of the n validation examples under each model (eq. (1)).
+    test_values : array_like of shape (K, m)
+        ``f_k(x)`` of the m test points.
+
+    Returns
+    -------
+    ndarray of shape (m, K, 2)
+        The last axis in the order of :data:`LABELS` (-1, then +1).
+    """
+    margins = check_array(validation_margins, "validation_margins", ndim=2)
+    values = check_array(test_values, "test_values", ndim=2)
+    if values.shape[0] != margins.shape[0]:
+        raise ValueError(
+            f"test_values: has {values.shape[0]} models, validation_margins {margins.shape[0]}"
+        )
+    P = np.empty((values.shape[1], margins.shape[0], 2))
+    for k in range(margins.shape[0]):
+        for col, label in enumerate(LABELS):
+            P[:, k, col] = conformal.p_values(
+                -margins[k], -label * values[k], include_new=False
+            )
+    return P
+
+
+def critical(P, seed=0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``epsilon_crit`` of eq. (2) and the ``(k_crit, y_crit)`` realising it, per test point.
+
+    Ties are broken uniformly at random among all the (model, label) pairs that reach the
+    minimum, with a generator seeded by ``seed``: the same ``seed`` gives the same choices.
+
+    Parameters
+    ----------
+    P : array_like of shape (m, K, 2)
+        From :func:`nonconformity_p_values`.
+    seed : int or numpy.random.Generator
+
+    Returns
+    -------
+    epsilon : ndarray of shape (m,)
+    k : ndarray of int, shape (m,)
+        Model index (gamma-major order of :class:`ModelGrid`).
+    y : ndarray of shape (m,)
+        The strange label ``y_crit`` in {-1, +1}; Algorithm 1 predicts ``-y_crit``.
+    """
+    P = np.asarray(P, dtype=np.float64)
+    if P.ndim != 3 or P.shape[2] != 2 or P.size == 0:
+        raise ValueError(f"P: expected shape (m, K, 2), got {P.shape}")
+    flat = P.reshape(P.shape[0], -1)
+    choice = _random_argmin(flat, seed)
+    return flat[np.arange(len(flat)), choice], choice // 2, LABELS[choice % 2]
+
+
+def _random_argmin(scores: np.ndarray, seed) -> np.ndarray:
+    """Column of a row minimum of ``scores``, uniformly at random among ties (seeded)."""
+    draws = np.random.default_rng(seed).random(scores.shape)
+    draws[scores > scores.min(axis=1, keepdims=True)] = -1.0
+    return np.argmax(draws, axis=1)
+
+
+def vc_deviation(m, d, delta) -> float:
+    """The uniform deviation of Theorem 4.1: ``5.66 sqrt((d ln(e m / d) + ln(8 / delta)) / m)``.
+
+    With probability at least ``1 - delta`` over an i.i.d. m-sample, the empirical frequency of
+    every set of a class of VC dimension ``d`` is within this of its probability (Hardoon et
+    al. 2009, Theorem 4.1, after Devroye, Gyorfi & Lugosi 1996).
+
+    Parameters
+    ----------
+    m : int
+        Sample size, positive.
+    d : int
+        VC dimension, positive.
+    delta : float
+        Confidence parameter in (0, 1).
+
+    Returns
+    -------
+    float
+    """
+    m = _check_positive_int(m, "m", 1, np.iinfo(np.int64).max)
+    d = _check_positive_int(d, "d", 1, m)
+    delta = _check_delta(delta)
+    return VC_CONSTANT * float(np.sqrt((d * np.log(np.e * m / d) + np.log(8.0 / delta)) / m))
+
+
+def _check_delta(delta) -> float:
+    """A confidence parameter in (0, 1)."""
+    try:
+        return check_significance(delta)
+    except ValueError:
+        raise ValueError(f"delta: must lie in (0, 1), got {delta!r}") from None
+
+
+def nonconformity_bound(epsilon_crit, n, n_models, delta) -> np.ndarray:
+    """Proposition 4.2: ``epsilon_crit + 5.66 sqrt((ln(e n) + ln(8 K / delta)) / n)``.
+
+    Theorem 4.1 with VC dimension 1 (the sets ``(-inf, a]``) and ``delta / K`` for each of the
+    K models (a union bound).
+
+    Parameters
+    ----------
+    epsilon_crit : array_like
+        Eq. (2) for each test point.
+    n : int
+        Size of the validation set.
+    n_models : int
+        K, the number of models.
+    delta : float in (0, 1)
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``epsilon_crit``; it can exceed 1, where it says nothing.
+    """
+    n_models = _check_positive_int(n_models, "n_models", 1, np.iinfo(np.int64).max)
+    deviation = vc_deviation(n, 1, _check_delta(delta) / n_models)
+    return np.asarray(epsilon_crit, dtype=np.float64) + deviation
+
+
+def default_validation_size(n_samples: int) -> int:
+    """``min(l / 5, 50)`` of Hardoon et al. (2009, Sec. 5), rounded down, at least 1."""
+    return max(1, min(int(n_samples) // 5, 50))
+
+
+# --------------------------------------------------------------------------- the estimators
+
+
+class _GridEstimator(ClassifierMixin, BaseEstimator):
+    """Shared parameter checks of the three selectors."""
+
+    def _grid(self) -> tuple[tuple, tuple]:
+        return _check_grid(self.gammas, "gammas"), _check_grid(self.Cs, "Cs")
+
+    def _check_X(self, X) -> np.ndarray:
+        X = check_array(X, "X", ndim=2)
+        width = self.grid_.X.shape[1] if hasattr(self, "grid_") else self.model_X_.shape[1]
+        if X.shape[1] != width:
+            raise ValueError(f"X: has {X.shape[1]} features, the selector was fitted on {width}")
+        return X
+
+
+class NonconformityModelSelector(_GridEstimator):
+    """Algorithm 1 of Hardoon, Hussain & Shawe-Taylor (2009): nonconformity model selection.
+
+    Parameters
+    ----------
+    gammas : sequence of float
+        RBF widths (:func:`svmtrust.kernels.rbf_kernel`); default :data:`GAMMAS`.
+    Cs : sequence of float
+        Box constraints; default :data:`CS`.
+    validation_size : int, optional
+        Size n of the validation set; ``None`` uses ``min(l / 5, 50)``
+        (:func:`default_validation_size`).
+    seed : int
+        Seeds the one training/validation split and the tie-breaking of eq. (2).
+
+    Attributes
+    ----------
+    classes_ : ndarray ``[-1, 1]``
+    grid_ : ModelGrid
+        The K models trained on the training part.
+    train_index_, validation_index_ : ndarray of int
+        Rows of the data passed to :meth:`fit` in each part.
+    validation_margins_ : ndarray of shape (K, n)
+        ``y_j f_k(x_j)`` over the validation set (eq. (1)).
+    """
+
+    def __init__(self, gammas=GAMMAS, Cs=CS, validation_size=None, seed=0):
+        self.gammas = gammas
+        self.Cs = Cs
+        self.validation_size = validation_size
+        self.seed = seed
+
+    def fit(self, X, y):
+        """Split once into training and validation parts and train every model (steps 1-2)."""
+        X, y = _check_data(X, y)
+        gammas, Cs = self._grid()
+        n = self.validation_size
+        n = default_validation_size(len(y)) if n is None else n
+        n = _check_positive_int(n, "validation_size", 1, len(y) - 2)
+        order = np.random.default_rng(self.seed).permutation(len(y))
+        self.validation_index_, self.train_index_ = np.sort(order[:n]), np.sort(order[n:])
+        train = self.train_index_
+        if np.unique(y[train]).size < 2:
+            raise ValueError("y: the training part holds one class only; use more data")
+        self.grid_ = fit_grid(X[train], y[train], gammas, Cs)
+        val = self.validation_index_
+        self.validation_margins_ = self.grid_.decision_values(X[val]) * y[val]
+        self.classes_ = LABELS.copy()
+        return self
+
+    def predict_p_all(self, X) -> np.ndarray:
+        """p-values of every usable model and label, shape (m, K', 2).
+
+        See :func:`nonconformity_p_values`; the models are ``grid_.usable`` (all K unless a
+        solve failed).
+        """
+        values = self.grid_.decision_values(self._check_X(X))
+        return nonconformity_p_values(self.validation_margins_, values)
+
+    def epsilon_crit_(self, X):
+        """``epsilon_crit``, ``k_crit`` and ``y_crit`` of eq. (2) for every test point.
+
+        Returns
+        -------
+        epsilon, k, y : ndarray of shape (m,)
+            See :func:`critical`; ties are broken with ``seed``.
+        """
+        epsilon, k, y = critical(self.predict_p_all(X), self.seed)
+        return epsilon, self.grid_.usable[k], y
+
+    def predict(self, X) -> np.ndarray:
+        """Algorithm 1, step 4: the label ``-y_crit``."""
+        return -self.epsilon_crit_(X)[2]
+
+    def bound(self, X, delta=0.05) -> np.ndarray:
+        """Proposition 4.2's bound on the error probability of each test point's prediction."""
+        epsilon = self.epsilon_crit_(X)[0]
+        K = len(self.grid_.solutions)
+        return nonconformity_bound(epsilon, self.validation_margins_.shape[1], K, delta)
+
+    def predict_p(self, X) -> np.ndarray:
+        """p-values of the labels (-1, +1) under each point's model ``k_crit``: shape (m, 2)."""
+        P = self.predict_p_all(X)
+        k = critical(P, self.seed)[1]  # position among the usable models
+        return P[np.arange(len(P)), k, :]
+
+    def predict_set(self, X, significance) -> np.ndarray:
+        """Definition 3.1's regions ``{y : p >= eps}`` under ``k_crit``: bool, shape (m, 2)."""
+        return conformal.predict_set(self.predict_p(X), significance, strict=False)
+
+    def predict_confidence(self, X):
+        """Label with the larger p-value under ``k_crit``, its confidence and credibility.
+
+        The label is the prediction of Algorithm 1 except on a tie of the two p-values.
+        """
+        index, confidence, credibility = conformal.confidence_credibility(self.predict_p(X))
+        return self.classes_[index], confidence, credibility
+
+
+class CrossValidationSelector(_GridEstimator):
+    """b-fold cross-validation over the grid, then a retrain of the chosen model.
+
+    The folds are stratified and shuffled with ``seed``; the chosen ``(gamma, C)`` has the
+    fewest cross-validation errors, the first in grid order (gamma-major) on a tie.
+
+    Parameters
+    ----------
+    gammas, Cs : sequence of float
+        Default: Table 2 of Hardoon et al. (2009).
+    folds : int
+        b, at least 2 and at most the size of the smaller class.
+    seed : int
+
+    Attributes
+    ----------
+    cv_errors_ : ndarray of int, shape (len(gammas), len(Cs))
+    best_gamma_, best_C_ : float
+    model_ : SVMSolution
+        The chosen model retrained on all the data.
+    """
+
+    def __init__(self, gammas=GAMMAS, Cs=CS, folds=10, seed=0):
+        self.gammas = gammas
+        self.Cs = Cs
+        self.folds = folds
+        self.seed = seed
+
+    def fit(self, X, y):
+        """Cross-validate every model (one Gram matrix per gamma), then retrain the best."""
+        X, y = _check_data(X, y)
+        gammas, Cs = self._grid()
+        smaller = int(min(np.sum(y > 0), np.sum(y < 0)))
+        folds = _check_positive_int(self.folds, "folds", 2, max(2, smaller))
+        if smaller < 2:
+            raise ValueError("y: each class needs at least 2 examples for cross-validation")
+        splitter = StratifiedKFold(folds, shuffle=True, random_state=self.seed)
+        parts = list(splitter.split(X, y))
+        errors = np.zeros((len(gammas), len(Cs)), dtype=int)
+        for i, gamma in enumerate(gammas):
+            K = rbf_kernel(X, gamma=gamma)
+            for train, test in parts:
+                block = _fit_block(K[np.ix_(train, train)], y[train], Cs)
+                errors[i] += [_fold_errors(s, K[np.ix_(test, train)], y[test]) for s in block]
+        self.cv_errors_ = errors
+        for best in np.argsort(errors, axis=None, kind="stable"):
+            self.best_gamma_, self.best_C_ = gammas[best // len(Cs)], Cs[best % len(Cs)]
+            self.model_ = _fit_one(rbf_kernel(X, gamma=self.best_gamma_), y, self.best_C_)
+            if self.model_ is not None:
+                break
+        else:
+            raise SolveError("libsvm", "max_iter_reached", "no model of the grid could be trained")
+        self.model_X_ = X
+        self.classes_ = LABELS.copy()
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        """``f(x)`` of the retrained model."""
+        X = self._check_X(X)
+        return self.model_.decision_function(rbf_kernel(X, self.model_X_, self.best_gamma_))
+
+    def predict(self, X) -> np.ndarray:
+        """``sign f(x)`` (+1 at 0)."""
+        return _sign(self.decision_function(X))
+
+
+def _fold_errors(solution, K_test, y_test) -> int:
+    """Errors of one model on one CV fold; a failed solve counts every point as an error."""
+    if solution is None:
+        return len(y_test)
+    return int(np.sum(_sign(solution.decision_function(K_test)) != y_test))
+
+
+def _sign(values) -> np.ndarray:
+    """``sign(values)`` with 0 mapped to +1."""
+    return np.where(np.asarray(values) >= 0, 1.0, -1.0)
+
+
+class TestMarginSelector(_GridEstimator):
+    """SVM-L_inf of Ozogur-Akyuz, Hussain & Shawe-Taylor: the model farthest from each point.
+
+    Every model of the grid is trained on all the data; a test point is labelled
+    ``sign f_k(x)`` by the model whose hyperplane lies farthest from it. By default the
+    distance is the *functional* margin ``|f_k(x)|``, so the chosen model realises the
+    L_inf norm of the vector ``(f_1(x), ..., f_K(x))``, whence the rule's name. Each SVM is in
+    canonical form (its margin support vectors have ``|f| = 1``), so ``|f_k(x)|`` measures the
+    distance in units of that model's own margin, which puts the K models on one scale. The
+    *geometric* margin ``|f_k(x)| / ||w_k||`` (``margin="geometric"``) is a Euclidean distance
+    in feature space, but it is degenerate on this grid: the smallest ``gamma`` and ``C`` give
+    an almost constant function with ``||w||`` near 0, which is farthest from every point and
+    predicts the majority class everywhere. Ties are broken at random with ``seed``.
+
+    Parameters
+    ----------
+    gammas, Cs : sequence of float
+        Default: Table 2 of Hardoon et al. (2009).
+    seed : int
+    margin : {"functional", "geometric"}
+
+    Attributes
+    ----------
+    grid_ : ModelGrid
+    """
+
+    __test__ = False  # not a pytest test class, despite its name
+
+    def __init__(self, gammas=GAMMAS, Cs=CS, seed=0, margin="functional"):
+        self.gammas = gammas
+        self.Cs = Cs
+        self.seed = seed
+        self.margin = margin
+
+    def fit(self, X, y):
+        """Train every model of the grid on ``(X, y)``."""
+        if self.margin not in MARGINS:
+            raise ValueError(f"margin: must be one of {MARGINS}, got {self.margin!r}")
+        X, y = _check_data(X, y)
+        self.grid_ = fit_grid(X, y, *self._grid())
+        self.classes_ = LABELS.copy()
+        return self
+
+    def _choose(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Decision values (K, m) and the farthest model of each point."""
+        values = self.grid_.decision_values(self._check_X(X))
+        return values, _random_argmin(-self._distances(values), self.seed)
+
+    def _distances(self, values) -> np.ndarray:
+        scale = self.grid_.w_norms() if self.margin == "geometric" else np.ones(len(values))
+        return (np.abs(values) / scale[:, None]).T
+
+    def distances(self, X) -> np.ndarray:
+        """Margins ``|f_k(x)|`` (or ``|f_k(x)| / ||w_k||``): shape (m, len(grid_.usable))."""
+        return self._distances(self.grid_.decision_values(self._check_X(X)))
+
+    def chosen_model(self, X) -> np.ndarray:
+        """Grid index of the farthest model for each point (random among ties, with ``seed``)."""
+        return self.grid_.usable[self._choose(X)[1]]
+
+    def predict(self, X) -> np.ndarray:
+        """``sign f_k(x)`` of the chosen model (+1 at 0)."""
+        values, k = self._choose(X)
+        return _sign(values[k, np.arange(values.shape[1])])
