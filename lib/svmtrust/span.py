@@ -1,0 +1,651 @@
+"""Span of support vectors, the span rule and the rescaled radius-margin bound.
+
+Chapelle & Vapnik (1999) estimate the leave-one-out error of an SVM from one training run. For a
+support vector ``x_p`` the *span* ``S_p`` is the distance in feature space from ``phi(x_p)`` to
+the set ``Lambda_p`` of affine combinations of the other first-category support vectors whose
+re-weighted multipliers stay feasible (their eqs. (4)-(5)). Under the assumption that the sets of
+support vectors do not change when ``x_p`` is left out, removing ``x_p`` moves its decision value
+by exactly ``alpha_p S_p^2`` (their Theorem 2), which gives the *span rule*, eq. (6).
+
+:func:`span` solves the constrained problem (4)-(5) exactly with cvxpy, :func:`span_closed_form`
+its unconstrained relaxation through the bordered Gram matrix, :func:`span_rule_loo` turns spans
+into a leave-one-out estimate (with the early-stopping shortcut for the QP route), and
+:func:`exact_loo` / :func:`leave_one_out` retrain to get the true leave-one-out error.
+:func:`radius_squared`, :func:`radius_margin_bound` and :func:`rescaled_radius_margin_bound`
+compute functional (1) and its kernel-PCA rescaling (Section 4); :func:`linear_rescaled_bound`
+is the explicit input-space rescaling of the linear case, against which the kernel version is
+checked.
+
+Second-category support vectors (``alpha_p = C``) are treated with the same set ``Lambda_p``,
+built from all first-category support vectors: the proof of Theorem 2 goes through unchanged for
+them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+import scipy.linalg
+
+from .svm import SolveError, SVMSolution, fit_svm, kernel_factor
+from .validation import check_array, check_binary_labels, check_C, check_kernel_matrix
+
+#: Ridge added to the Gram matrix of the first-category support vectors in
+#: :func:`span_closed_form`, relative to its mean diagonal entry. It keeps the bordered matrix
+#: invertible when support vectors repeat or are affinely dependent (then the span is 0), and
+#: biases a span upwards by at most ``SPAN_RIDGE * mean(diag) * ||lambda||^2``.
+SPAN_RIDGE = 1e-10
+
+#: Accuracy asked of Clarabel for the span and radius QPs.
+QP_TOL = 1e-10
+
+#: In :func:`leave_one_out`, a hard margin is first solved with the finite box
+#: ``HARD_BOX_FACTOR * max(alpha)``; if no multiplier reaches it, that solution is the
+#: hard-margin one (the box is inactive), else the problem is re-solved with ``C = inf``.
+HARD_BOX_FACTOR = 1e3
+
+METHODS = ("closed_form", "qp")
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _check_inputs(K, sol) -> np.ndarray:
+    """Validate a Gram matrix and an :class:`SVMSolution` trained on it; return ``K``."""
+    K = check_kernel_matrix(K, "K", full=False)
+    if not isinstance(sol, SVMSolution):
+        raise ValueError(f"sol: expected an SVMSolution, got {type(sol).__name__}")
+    alpha = check_array(sol.alpha, "sol", ndim=1)
+    if alpha.shape[0] != K.shape[0]:
+        raise ValueError(
+            f"sol: has {alpha.shape[0]} multipliers, K has {K.shape[0]} rows"
+        )
+    if sol.support.size == 0:
+        raise ValueError("sol: has no support vectors")
+    return K
+
+
+# ----------------------------------------------------------------------------- the span
+
+
+def _span_problem(G_free, alpha_free, C):
+    """The cvxpy problem (4)-(5) for one support vector, with the vector as parameters.
+
+    Variables ``lam`` over the first-category support vectors. Parameters: ``target`` (the
+    factor row of ``x_p``), ``ratio = alpha_i / alpha_p``, ``sign = y_i y_p``, ``cap =
+    C / alpha_p``, ``mask`` (1 where ``lam_i`` must be 0, i.e. at ``i = p``) and ``boxed``
+    (1 to impose the box constraints, 0 to drop them).
+    """
+    m, r = G_free.shape
+    lam = cp.Variable(m)
+    par = {
+        "target": cp.Parameter(r), "ratio": cp.Parameter(m), "sign": cp.Parameter(m),
+        "mask": cp.Parameter(m, nonneg=True), "cap": cp.Parameter(nonneg=True),
+    }
+    moved = par["ratio"] + cp.multiply(par["sign"], lam)  # alpha_i(new) / alpha_p
+    constraints = [cp.sum(lam) == 1, cp.multiply(par["mask"], lam) == 0, moved >= 0]
+    if np.isfinite(C):
+        constraints.append(moved <= par["cap"])
+    objective = cp.Minimize(cp.sum_squares(par["target"] - G_free.T @ lam))
+    return cp.Problem(objective, constraints), lam, par
+
+
+def _solve_qp(problem):
+    """Solve a cvxpy problem with Clarabel; raise :class:`SolveError` unless optimal.
+
+    Clarabel is asked for :data:`QP_TOL` first; if it stalls there (its "insufficient
+    progress" failure on nearly degenerate problems), the solve is repeated at Clarabel's
+    default tolerances (1e-8), and only an ``"optimal"`` status is accepted.
+    """
+    status = "solver_error"
+    for tol in (QP_TOL, None):
+        options = {} if tol is None else {
+            "tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "tol_ktratio": tol}
+        try:
+            problem.solve(solver=cp.CLARABEL, **options)
+        except cp.error.SolverError:
+            continue
+        status = problem.status
+        if status == cp.OPTIMAL:
+            return float(problem.value)
+    raise SolveError("cvxpy", status)
+
+
+def _span_qps(K, sol, constrained, points):
+    """Yield ``(p, S_p^2)`` for every support vector ``p`` in ``points`` by the QP (4)-(5)."""
+    support, free = sol.support, sol.free
+    scale = float(np.mean(np.diag(K)[support]))
+    G = kernel_factor(K[np.ix_(support, support)] / scale)
+    row = {int(i): k for k, i in enumerate(support)}
+    G_free = G[[row[int(i)] for i in free]]
+    problem, _, par = _span_problem(G_free, sol.alpha[free], sol.C if constrained else np.inf)
+    for p in points:
+        alpha_p = sol.alpha[p]
+        par["target"].value = G[row[int(p)]]
+        par["mask"].value = (free == p).astype(float)
+        if constrained:
+            par["ratio"].value = sol.alpha[free] / alpha_p
+            par["sign"].value = sol.y[free] * sol.y[p]
+            par["cap"].value = sol.C / alpha_p if np.isfinite(sol.C) else 0.0
+        else:  # any lam satisfies 1 + 0 * lam >= 0: the box is switched off
+            par["ratio"].value = np.ones(free.size)
+            par["sign"].value = np.zeros(free.size)
+            par["cap"].value = 1.0
+        yield p, scale * max(_solve_qp(problem), 0.0)
+
+
+def span(K, sol, constrained=True) -> np.ndarray:
+    """Squared span ``S_p^2`` of every support vector, by the QP of eqs. (4)-(5).
+
+    ``S_p^2 = min ||phi(x_p) - sum_i lambda_i phi(x_i)||^2`` over the first-category support
+    vectors ``i != p`` with ``sum_i lambda_i = 1`` and, if ``constrained``, the box
+    ``0 <= alpha_i + y_i y_p alpha_p lambda_i <= C`` (eq. (4) of Chapelle & Vapnik 1999). The
+    quadratic form is written with the factor of :func:`~svmtrust.svm.kernel_factor`, and
+    Clarabel solves it to :data:`QP_TOL`. With the box, the QP is solved only for support
+    vectors where the minimiser of the relaxed problem (:func:`closed_form_coefficients`)
+    violates it; elsewhere the relaxed minimum is the constrained one.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        The Gram matrix the SVM was trained on.
+    sol : SVMSolution
+        The SVM trained on ``K``.
+    constrained : bool
+        Keep the box constraints (the span of eq. (5)); ``False`` drops them, which gives the
+        distance to the affine hull of the other first-category support vectors.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``S_p^2`` at support vectors, NaN elsewhere; ``inf`` where ``Lambda_p`` is empty (no
+        other first-category support vector).
+
+    Raises
+    ------
+    ValueError
+        On bad input; :class:`~svmtrust.svm.SolveError` if a QP is not solved to optimality.
+    """
+    K = _check_inputs(K, sol)
+    out = np.full(K.shape[0], np.nan)
+    out[sol.support] = np.inf
+    points = [p for p in sol.support if np.setdiff1d(sol.free, [p]).size]
+    if constrained:
+        points = _box_active(K, sol, points, out)
+    if points:
+        for p, value in _span_qps(K, sol, bool(constrained), points):
+            out[p] = value
+    return out
+
+
+def _box_active(K, sol, points, out):
+    """Fill ``out`` where the unconstrained minimiser satisfies the box; return the others.
+
+    Where the minimiser of the relaxed problem is feasible (moved multipliers within
+    ``[0, C]`` up to ``1e-9 * max(alpha)``) it also solves the constrained one, so the QP is
+    needed only where the box is active. This also spares the QP its worst scaling: a tiny
+    ``alpha_p`` makes the box ``alpha_i / alpha_p`` huge and inactive.
+    """
+    spans_free, lambdas = closed_form_coefficients(K, sol)
+    slack = 1e-9 * float(np.max(sol.alpha))
+    active = []
+    for p in points:
+        moved = sol.alpha[sol.free] + sol.y[sol.free] * sol.y[p] * sol.alpha[p] * lambdas[:, p]
+        if np.all(moved >= -slack) and np.all(moved <= sol.C + slack):
+            out[p] = spans_free[p]
+        else:
+            active.append(p)
+    return active
+
+
+def _bordered_inverse(K_free, ridge):
+    """The top-left block ``B`` of the inverse of the bordered matrix ``[[K + eta I, 1], [1, 0]]``.
+
+    With ``A = (K + eta I)^{-1}`` (Cholesky) and ``a = A 1``, ``B = A - a a^T / (1^T a)``; also
+    returns ``A`` applied through its Cholesky factor and ``a``, and ``eta``.
+    """
+    m = K_free.shape[0]
+    eta = ridge * max(float(np.mean(np.diag(K_free))), np.finfo(float).tiny)
+    factor = scipy.linalg.cho_factor(K_free + eta * np.eye(m), lower=True)
+    A = scipy.linalg.cho_solve(factor, np.eye(m))
+    a = A.sum(axis=1)
+    return A - np.outer(a, a) / a.sum(), factor, a, eta
+
+
+def closed_form_coefficients(K, sol, ridge=SPAN_RIDGE):
+    """Unconstrained spans and their minimisers ``lambda``, from the bordered Gram matrix.
+
+    For a first-category support vector, ``S_p^2 = 1 / (Ktilde^{-1})_pp`` and
+    ``lambda_i = -(Ktilde^{-1})_ip / (Ktilde^{-1})_pp``; for a second-category one,
+    ``[lambda; mu] = Ktilde^{-1} [K_Fp; 1]`` and ``S_p^2 = K_pp - lambda^T K_Fp - mu``, with
+    ``Ktilde = [[K_FF, 1], [1^T, 0]]`` over the first-category support vectors ``F`` (the closed
+    form after Corollary 1 of Chapelle & Vapnik 1999). ``K_FF`` gets the ridge
+    ``eta = ridge * mean(diag(K_FF))``, i.e. every ``phi(x_i)`` an extra orthogonal coordinate
+    ``sqrt(eta)``, and ``eta`` is subtracted again from first-category spans: the result is the
+    distance with the penalty ``eta ||lambda||^2`` added, exact as ``eta -> 0`` and finite when
+    support vectors repeat.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+    ridge : float
+        Relative ridge, :data:`SPAN_RIDGE` by default.
+
+    Returns
+    -------
+    spans : ndarray of shape (n,)
+        ``S_p^2`` at support vectors (``inf`` if ``Lambda_p`` is empty), NaN elsewhere.
+    lambdas : ndarray of shape (len(sol.free), n)
+        Column ``p`` holds the minimiser over ``sol.free`` (0 at ``p`` itself); NaN columns
+        off the support.
+    """
+    K = _check_inputs(K, sol)
+    n, free, bounded = K.shape[0], sol.free, sol.bounded
+    spans, lambdas = np.full(n, np.nan), np.full((free.size, n), np.nan)
+    if free.size < 2:
+        spans[sol.support] = np.inf
+        if free.size == 1:
+            spans[bounded] = np.diag(K)[bounded] - 2 * K[free[0], bounded] + K[free[0], free[0]]
+            lambdas[:, bounded] = 1.0
+        return spans, lambdas
+    B, factor, a, eta = _bordered_inverse(K[np.ix_(free, free)], ridge)
+    diag_B = np.diag(B)
+    spans[free] = 1.0 / diag_B - eta
+    lambdas[:, free] = -B / diag_B
+    lambdas[np.arange(free.size), free] = 0.0
+    if bounded.size:
+        K_fb = K[np.ix_(free, bounded)]
+        solved = scipy.linalg.cho_solve(factor, K_fb)
+        mu = (solved.sum(axis=0) - 1.0) / a.sum()
+        lam = solved - np.outer(a, mu)
+        spans[bounded] = np.diag(K)[bounded] - np.sum(lam * K_fb, axis=0) - mu
+        lambdas[:, bounded] = lam
+    spans[sol.support] = np.maximum(spans[sol.support], 0.0)
+    return spans, lambdas
+
+
+def span_closed_form(K, sol, ridge=SPAN_RIDGE) -> np.ndarray:
+    """Squared span without the box constraints, in closed form.
+
+    ``S_p^2 = 1 / (Ktilde_SV^{-1})_pp`` for first-category support vectors, the squared
+    distance to the affine hull of the first-category support vectors for second-category ones
+    (see :func:`closed_form_coefficients` for the formulas and the ridge).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+    ridge : float
+        Relative ridge on ``K_FF`` (:data:`SPAN_RIDGE`).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``S_p^2`` at support vectors, NaN elsewhere.
+    """
+    return closed_form_coefficients(K, sol, ridge)[0]
+
+
+# ----------------------------------------------------------------------------- the span rule
+
+
+def _thresholds(K, sol) -> np.ndarray:
+    """``y_p f(x_p) / alpha_p`` at support vectors: the span rule errs when ``S_p^2`` reaches it."""
+    margins = sol.y * sol.decision_function(K)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sol.alpha > 0, margins / sol.alpha, np.nan)
+
+
+def span_rule_errors(K, sol, spans) -> np.ndarray:
+    """Leave-one-out errors predicted by the span rule, eq. (6) in its general form.
+
+    Support vector ``p`` is predicted misclassified when ``y_p f(x_p) - alpha_p S_p^2 <= 0``
+    (for a first-category one ``y_p f(x_p) = 1``, i.e. ``alpha_p S_p^2 >= 1``); every other
+    point is predicted correct.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+    spans : array_like of shape (n,)
+        ``S_p^2`` from :func:`span` or :func:`span_closed_form`.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+    """
+    K = _check_inputs(K, sol)
+    spans = np.asarray(spans, dtype=float)
+    if spans.shape != (K.shape[0],) or np.any(np.isnan(spans[sol.support])):
+        raise ValueError("spans: expected a value for every support vector")
+    errors = np.zeros(K.shape[0], dtype=bool)
+    sv = sol.support
+    margins = sol.y[sv] * sol.decision_function(K[sv])
+    errors[sv] = margins - sol.alpha[sv] * spans[sv] <= 0
+    return errors
+
+
+def _project_feasible(lam, lower, upper):
+    """Euclidean projection of ``lam`` onto ``{sum = 1, lower <= lam <= upper}`` (bisection).
+
+    ``sum(clip(lam - tau, lower, upper))`` decreases in ``tau``; the shift ``tau`` that makes it
+    1 is bracketed by doubling and found by bisection. Returns None if the set is empty.
+    """
+    def total(tau):
+        return np.clip(lam - tau, lower, upper).sum() - 1.0
+
+    lo, hi, step = float(np.min(lam)) - 1.0, float(np.max(lam)) + 1.0, 1.0
+    for _ in range(200):
+        if total(lo) >= 0 and total(hi) <= 0:
+            break
+        step *= 2.0
+        lo, hi = (lo - step, hi) if total(lo) < 0 else (lo, hi + step)
+    else:
+        return None
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if total(mid) > 0 else (lo, mid)
+    return np.clip(lam - 0.5 * (lo + hi), lower, upper)
+
+
+def _box(sol, p):
+    """Bounds on ``lambda`` over ``sol.free`` from ``0 <= alpha_i + y_i y_p alpha_p lambda_i <= C``."""
+    free = sol.free
+    sign = sol.y[free] * sol.y[p]
+    low, high = -sol.alpha[free] / sol.alpha[p], (sol.C - sol.alpha[free]) / sol.alpha[p]
+    lower, upper = np.where(sign > 0, low, -high), np.where(sign > 0, high, -low)
+    lower[free == p], upper[free == p] = 0.0, 0.0
+    return lower, upper
+
+
+def span_rule_early_stopping(K, sol):
+    """Span-rule errors with the constrained span, deciding each point as cheaply as possible.
+
+    Only the sign of ``y_p f(x_p) - alpha_p S_p^2`` matters. In order: a point misclassified
+    in training is an error (``S_p^2 >= 0``); if the unconstrained span already reaches the
+    threshold, so does the constrained one; if a feasible point of ``Lambda_p`` (the projection
+    of the unconstrained minimiser) lies closer than the threshold, the point is correct (the
+    paper's early stopping); only the undecided points get the QP.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+
+    Returns
+    -------
+    errors : ndarray of bool, shape (n,)
+        The same as :func:`span_rule_errors` with the spans of :func:`span`.
+    n_qp : int
+        Number of support vectors that needed the QP.
+    """
+    K = _check_inputs(K, sol)
+    threshold = _thresholds(K, sol)
+    spans_free, lambdas = closed_form_coefficients(K, sol)
+    errors = np.zeros(K.shape[0], dtype=bool)
+    undecided = []
+    for p in sol.support:
+        if threshold[p] <= 0 or spans_free[p] >= threshold[p]:
+            errors[p] = True
+            continue
+        lower, upper = _box(sol, p)
+        lam = _project_feasible(lambdas[:, p], lower, upper)
+        if lam is None or _distance(K, sol.free, lam, p) >= threshold[p]:
+            undecided.append(p)
+    if undecided:
+        for p, value in _span_qps(K, sol, True, undecided):
+            errors[p] = value >= threshold[p]
+    return errors, len(undecided)
+
+
+def _distance(K, free, lam, p):
+    """``||phi(x_p) - sum_i lam_i phi(x_i)||^2`` over the first-category support vectors."""
+    coef, idx = np.r_[-lam, 1.0], np.r_[free, p]
+    return float(coef @ K[np.ix_(idx, idx)] @ coef)
+
+
+def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
+    """The span-rule estimate of the leave-one-out error, eq. (6) of Chapelle & Vapnik (1999).
+
+    ``T = (1 / l) #{p : y_p f(x_p) - alpha_p S_p^2 <= 0}`` over the support vectors (points
+    that are not support vectors are classified correctly by leave-one-out).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+    method : {"closed_form", "qp"}
+        ``"closed_form"`` uses :func:`span_closed_form` (box constraints dropped, as Theorem 2's
+        assumption allows); ``"qp"`` the constrained span of :func:`span`.
+    early_stopping : bool
+        With ``"qp"``, decide each point without the QP when bounds suffice (the unconstrained
+        span bounds the constrained one from below, any feasible point from above): the
+        paper's early stopping. The answer is the same either way.
+
+    Returns
+    -------
+    float
+        The estimated leave-one-out error rate.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
+    K = _check_inputs(K, sol)
+    if method == "closed_form":
+        return float(np.mean(span_rule_errors(K, sol, span_closed_form(K, sol))))
+    if early_stopping:
+        return float(np.mean(span_rule_early_stopping(K, sol)[0]))
+    return float(np.mean(span_rule_errors(K, sol, span(K, sol, constrained=True))))
+
+
+# ----------------------------------------------------------------------------- leave-one-out
+
+
+@dataclass(frozen=True)
+class LeaveOneOut:
+    """Results of leave-one-out by retraining.
+
+    Attributes
+    ----------
+    margins : ndarray of shape (n,)
+        ``y_p f^p(x_p)``, the margin of ``x_p`` under the SVM trained without it.
+    sets_unchanged : ndarray of bool, shape (n,)
+        Whether leaving ``x_p`` out kept every other point in its category (not a support
+        vector, first or second category): the assumption of Theorem 2. True off the support.
+    retrained : int
+        Number of SVMs trained (one per support vector).
+    """
+
+    margins: np.ndarray
+    sets_unchanged: np.ndarray
+    retrained: int
+
+    @property
+    def errors(self) -> np.ndarray:
+        """Leave-one-out errors, ``y_p f^p(x_p) <= 0``."""
+        return self.margins <= 0
+
+
+def _category(alpha, C):
+    """0 off the support, 1 for first-category, 2 for second-category support vectors."""
+    return np.where(alpha == 0, 0, np.where(alpha == C, 2, 1))
+
+
+def _refit(K, y, C, solver, alpha_max):
+    """Train on a leave-one-out set; a hard margin first tries an inactive finite box."""
+    if np.isfinite(C) or solver != "libsvm":
+        return fit_svm(K, y, C, solver=solver, check_kernel=False)
+    sol = fit_svm(K, y, HARD_BOX_FACTOR * alpha_max, solver=solver, check_kernel=False)
+    if sol.bounded.size == 0:
+        return sol
+    return fit_svm(K, y, C, solver=solver, check_kernel=False)
+
+
+def leave_one_out(K, y, C, solver="libsvm", sol=None) -> LeaveOneOut:
+    """Leave-one-out by retraining, on the support vectors only.
+
+    A point that is not a support vector leaves the solution unchanged when removed (the dual
+    optimum stays feasible and optimal), so its leave-one-out margin is its training margin;
+    every support vector is removed in turn and the SVM retrained.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Box constraint (``numpy.inf`` for a hard margin).
+    solver : {"cvxpy", "libsvm"}
+        Passed to :func:`~svmtrust.svm.fit_svm`.
+    sol : SVMSolution, optional
+        The solution on all points, if already computed (with the same ``solver``).
+
+    Returns
+    -------
+    LeaveOneOut
+    """
+    K = check_kernel_matrix(K, "K", full=False)
+    y = check_binary_labels(y, "y", n=K.shape[0])
+    C = check_C(C)
+    if sol is None:
+        sol = fit_svm(K, y, C, solver=solver, check_kernel=False)
+    K = _check_inputs(K, sol)
+    margins = y * sol.decision_function(K)
+    unchanged = np.ones(K.shape[0], dtype=bool)
+    category = _category(sol.alpha, C)
+    alpha_max = float(np.max(sol.alpha))
+    for p in sol.support:
+        keep = np.flatnonzero(np.arange(K.shape[0]) != p)
+        sub = _refit(K[np.ix_(keep, keep)], y[keep], C, solver, alpha_max)
+        margins[p] = y[p] * sub.decision_function(K[p, keep][None, :])[0]
+        unchanged[p] = np.array_equal(_category(sub.alpha, C), category[keep])
+    return LeaveOneOut(margins, unchanged, int(sol.support.size))
+
+
+def exact_loo(K, y, C, solver="libsvm") -> float:
+    """The leave-one-out error rate by retraining, only for support vectors.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    y : array_like of shape (n,)
+    C : float
+    solver : {"cvxpy", "libsvm"}
+
+    Returns
+    -------
+    float
+        The fraction of points misclassified by the SVM trained without them.
+    """
+    return float(np.mean(leave_one_out(K, y, C, solver=solver).errors))
+
+
+# ----------------------------------------------------------------------------- radius-margin
+
+
+def radius_squared(K) -> float:
+    """Squared radius of the smallest sphere enclosing the points in feature space.
+
+    Solves the dual ``R^2 = max_beta sum_i beta_i K_ii - beta^T K beta`` over the simplex
+    (``beta >= 0``, ``sum_i beta_i = 1``) with cvxpy and Clarabel (Section 2 of Chapelle &
+    Vapnik 1999; Vapnik 1998, Sec. 10.8).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Symmetric positive semi-definite Gram matrix.
+
+    Returns
+    -------
+    float
+    """
+    K = check_kernel_matrix(K, "K")
+    scale = max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
+    F = kernel_factor(K / scale)
+    beta = cp.Variable(K.shape[0], nonneg=True)
+    problem = cp.Problem(
+        cp.Maximize(np.diag(K) / scale @ beta - cp.sum_squares(F.T @ beta)), [cp.sum(beta) == 1]
+    )
+    return scale * max(_solve_qp(problem), 0.0)
+
+
+def radius_margin_bound(K, sol) -> float:
+    """Functional (1) of Chapelle & Vapnik (1999): ``T = R^2 ||w||^2 / l``.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+
+    Returns
+    -------
+    float
+    """
+    K = _check_inputs(K, sol)
+    return radius_squared(K) * sol.w_norm_squared / K.shape[0]
+
+
+def _rescaled_norm(coords, coef_axes):
+    """``sum_k mu_k^2 (w . u_k)^2`` with ``mu_k`` the range of the coordinates on axis ``k``."""
+    edges = coords.max(axis=0) - coords.min(axis=0)
+    return float(np.sum(edges**2 * coef_axes**2))
+
+
+def rescaled_radius_margin_bound(K, sol) -> float:
+    """Functional (1) after rescaling feature space by kernel PCA (Section 4).
+
+    With ``U`` and ``lambda_k`` the unit eigenvectors and eigenvalues of the centred Gram
+    matrix ``H K H``, point ``i`` has coordinate ``sqrt(lambda_k) U_ik`` on axis ``k`` and
+    ``w . u_k = sqrt(lambda_k) sum_i alpha_i y_i U_ik`` (exact, because ``sum_i alpha_i y_i =
+    0``). Rescaling axis ``k`` by the edge ``mu_k`` of the enclosing box makes the data fill a
+    unit box, so ``R^2`` becomes 1 and ``||w||^2`` becomes
+    ``sum_k lambda_k^2 (max_i U_ik - min_i U_ik)^2 (sum_i alpha_i y_i U_ik)^2``; the result is
+    that sum divided by ``l``. Axes with numerically zero eigenvalues are dropped.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+
+    Returns
+    -------
+    float
+    """
+    K = _check_inputs(K, sol)
+    n = K.shape[0]
+    centred = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
+    eigvals, U = np.linalg.eigh((centred + centred.T) / 2.0)
+    keep = eigvals > np.finfo(float).eps * n * max(float(eigvals[-1]), 0.0)
+    root = np.sqrt(eigvals[keep])
+    coords = U[:, keep] * root
+    return _rescaled_norm(coords, root * (sol.coef @ U[:, keep])) / n
+
+
+def linear_rescaled_bound(X, sol) -> float:
+    """The explicit rescaling of the linear case (Section 4), for a linear-kernel SVM on ``X``.
+
+    Centre ``X``; with ``u_k`` the unit eigenvectors of its covariance matrix, the box edges are
+    ``mu_k = max_i x_i . u_k - min_i x_i . u_k`` and ``||w~||^2 = sum_k mu_k^2 (w . u_k)^2``
+    with ``w = sum_i alpha_i y_i x_i``. Returns ``||w~||^2 / l``, which must equal
+    :func:`rescaled_radius_margin_bound` for ``K = X X^T``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+    sol : SVMSolution
+        Trained on ``linear_kernel(X)``.
+
+    Returns
+    -------
+    float
+    """
+    X = check_array(X, "X", ndim=2)
+    if sol.alpha.shape[0] != X.shape[0]:
+        raise ValueError(f"sol: has {sol.alpha.shape[0]} multipliers, X has {X.shape[0]} rows")
+    centred = X - X.mean(axis=0)
+    eigvals, u = np.linalg.eigh(centred.T @ centred)
+    keep = eigvals > np.finfo(float).eps * X.shape[0] * max(float(eigvals[-1]), 0.0)
+    w = sol.coef @ X
+    return _rescaled_norm(centred @ u[:, keep], w @ u[:, keep]) / X.shape[0]
