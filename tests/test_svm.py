@@ -164,3 +164,13 @@ def test_soft_margin_on_same_data_succeeds():
         sol = fit_svm(linear_kernel(X), y, 1.0, solver)
         assert sol.status == "optimal"
         assert sol.bounded.size > 0
+
+
+def test_solve_error_survives_pickling():
+    """A failed solve in a joblib worker must reach the caller as SolveError, status intact."""
+    import pickle
+
+    err = pickle.loads(pickle.dumps(SolveError("cvxpy", "unbounded", "not separable")))
+    assert isinstance(err, SolveError)
+    assert (err.solver, err.status, err.detail) == ("cvxpy", "unbounded", "not separable")
+    assert str(err) == "cvxpy solve failed with status 'unbounded': not separable"

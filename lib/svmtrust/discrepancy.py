@@ -1,0 +1,516 @@
+"""Maximal discrepancy for the support vector machine (Anguita, Ghio & Ridella 2010).
+
+The soft loss of eq. (2) is bounded in [0, 1] and satisfies ``L(f, y) = 1 - L(f, -y)`` (eq. (6)),
+so the maximal discrepancy of eq. (4) equals ``1 - 2 min_f nu'(f)`` on the data set ``D'`` whose
+first half has its labels flipped (eq. (7)). Minimising the soft loss is not convex; the paper
+bounds the minimum by *peeling*: solve the bounded-w SVM (9), remove the critical support vector
+(``y f(x) < -1``) with the smallest margin, and repeat until none is left. On the remaining set
+``S_N`` the soft loss equals half the hinge loss, which gives the upper bound of Theorem 3 and the
+value that Theorem 2 calls a lower bound (it is not always one: :func:`exact_min_soft_loss`
+computes the exact minimum of small problems, and finds counterexamples).
+:func:`maximal_discrepancy` assembles the bound of eq. (5).
+
+Every bounded-w problem is solved exactly with cvxpy and Clarabel in a reduced form: the training
+points enter only through a factor ``Phi`` (``l x r``, ``r <= l``) of their Gram matrix, and the
+problem is compiled once per size with cvxpy Parameters, so that the many solves of a peeling run
+or of the shuffles reuse the compiled problem.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+
+from .svm import SolveError, kernel_factor
+from .validation import check_array, check_binary_labels, check_kernel_matrix
+
+#: A support vector is critical when ``y f(x) < -1 - CRITICAL_TOL``: the margins of an
+#: interior-point solution carry errors far below this, and a point exactly at ``y f(x) = -1``
+#: has ``xi = eta = 2``, so it needs no peeling.
+CRITICAL_TOL = 1e-7
+
+#: Accuracies asked of Clarabel for problem (9), tried in turn. The dual of :mod:`svmtrust.svm`
+#: is solved at :data:`~svmtrust.svm.CLARABEL_TOL` = 1e-12, but this second-order cone problem
+#: stalls near 1e-11 (Clarabel then reports "AlmostSolved", cvxpy "optimal_inaccurate"). A solve
+#: that is not "optimal" at 1e-9 is repeated at 1e-8; only if that fails too does it raise.
+BOUNDED_W_TOLS = (1e-9, 1e-8)
+
+#: Confidence level of the default delta term of eq. (5).
+DEFAULT_DELTA = 0.05
+
+
+def soft_loss(margins) -> np.ndarray:
+    """The soft loss of eq. (2) of Anguita et al. (2010) as a function of the margin ``y f(x)``.
+
+    ``L_S = 1`` where ``y f(x) <= -1`` (the hard loss) and ``L_S = [1 - y f(x)]_+ / 2`` (half
+    the hinge loss) where ``y f(x) >= -1``; the two pieces meet at ``y f(x) = -1``. It takes the
+    value 1/2 on the separating surface and ``L_S(m) = 1 - L_S(-m)`` (eq. (6)).
+
+    Parameters
+    ----------
+    margins : array_like
+        Values ``y_i f(x_i)``.
+
+    Returns
+    -------
+    ndarray
+        Losses in [0, 1], of the shape of ``margins``.
+    """
+    m = np.asarray(margins, dtype=float)
+    if np.any(np.isnan(m)):
+        raise ValueError("margins: contains NaN values")
+    return np.where(m <= -1.0, 1.0, np.maximum(0.0, 1.0 - m) / 2.0)
+
+
+def check_w_max(w_max) -> float:
+    """Return ``w_max`` as a positive finite float, or raise ``ValueError`` naming it."""
+    try:
+        value = float(w_max)
+    except (TypeError, ValueError):
+        raise ValueError(f"w_max: expected a positive number, got {w_max!r}") from None
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"w_max: must be positive and finite, got {w_max!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Representation:
+    """The training points in the reduced coordinates of the bounded-w problem.
+
+    ``f(x_i) = Phi[i] @ z + b`` with ``||w|| = ||z||``: ``K = Phi Phi^T`` with
+    ``Phi = E Lambda^(1/2)`` (:func:`~svmtrust.svm.kernel_factor` of the Gram matrix ``K``, for
+    the linear machine ``K = X X^T``), and the representer coefficients
+    ``beta = E Lambda^(-1/2) z`` give ``K beta = Phi z`` and ``beta^T K beta = ||z||^2``. The
+    linear machine's weights are ``w = X^T beta``, in the span of the training points, which
+    loses nothing: a component of ``w`` orthogonal to them changes no margin.
+
+    Attributes
+    ----------
+    phi : ndarray of shape (l, r)
+        The factor, ``r <= l``.
+    to_w : ndarray of shape (p, r)
+        Maps ``z`` to ``w`` (linear, ``p = d``) or to ``beta`` (kernel, ``p = l``).
+    """
+
+    phi: np.ndarray
+    to_w: np.ndarray
+
+
+def represent(X, kernel=None) -> Representation:
+    """Reduced coordinates of the training points ``X`` for problem (9).
+
+    Parameters
+    ----------
+    X : ndarray of shape (l, d)
+        Validated training points.
+    kernel : callable, optional
+        ``kernel(X, Z) -> Gram matrix``; ``None`` for the linear machine of eq. (8).
+
+    Returns
+    -------
+    Representation
+    """
+    K = X @ X.T if kernel is None else check_kernel_matrix(kernel(X, X), "kernel")
+    phi = kernel_factor(K)
+    beta = phi / np.sum(phi**2, axis=0)  # E Lambda^(-1/2): the eigenvalues kept are the norms
+    return Representation(phi, beta if kernel is not None else X.T @ beta)
+
+
+class BoundedWProblem:
+    """Problem (9) over ``l`` points, compiled once, solved for any data, labels and mask.
+
+    With ``A = diag(m y) Phi`` (``m`` the 0/1 mask of the points kept) the problem solved is
+
+        min  sum(xi)   s.t.  ||u|| <= 1,  w_max A u + (m y) b >= m - xi,  xi >= 0,
+
+    with ``z = w_max u``, so a removed point (``m_i = 0``) only meets ``xi_i >= 0`` and drops
+    out; its slack is 0. Scaling ``z`` to the unit ball keeps Clarabel's partly absolute
+    tolerances meaningful whatever ``w_max`` is. Each solve starts Clarabel afresh (``warm_start=False``): cvxpy
+    would otherwise update the previous solver in place, and where the optimum is not unique
+    (separable data, a ball larger than needed) the point returned would depend on the order of
+    earlier solves. Every datum (``w_max A``, ``m y``, ``m``) is a
+    cvxpy Parameter and the problem is DPP, so cvxpy compiles it once.
+
+    Parameters
+    ----------
+    l : int
+        Number of points.
+    r : int
+        Number of reduced coordinates (columns of ``Phi`` are padded with zeros up to ``r``).
+    """
+
+    def __init__(self, l: int, r: int):
+        self.l, self.r = l, r
+        self.A = cp.Parameter((l, r))
+        self.my = cp.Parameter(l)
+        self.mask = cp.Parameter(l, nonneg=True)
+        self.z, self.b, self.xi = cp.Variable(r), cp.Variable(), cp.Variable(l, nonneg=True)
+        constraints = [
+            cp.norm(self.z, 2) <= 1.0,
+            self.A @ self.z + cp.multiply(self.my, self.b) >= self.mask - self.xi,
+        ]
+        self.problem = cp.Problem(cp.Minimize(cp.sum(self.xi)), constraints)
+
+    def solve(self, phi, y, w_max, mask):
+        """Solve for factor ``phi`` (l x r' with r' <= r), labels ``y`` and 0/1 ``mask``.
+
+        Returns
+        -------
+        z : ndarray of shape (r',)
+        b : float
+
+        Raises
+        ------
+        SolveError
+            If Clarabel ends with a status other than optimal.
+        """
+        padded = np.zeros((self.l, self.r))
+        padded[:, : phi.shape[1]] = phi
+        self.A.value = (w_max * mask * y)[:, None] * padded
+        self.my.value = mask * y
+        self.mask.value = mask.astype(float)
+        for tol in BOUNDED_W_TOLS:
+            try:
+                with warnings.catch_warnings():  # the status is checked below
+                    warnings.simplefilter("ignore", UserWarning)
+                    self.problem.solve(solver=cp.CLARABEL, warm_start=False, tol_gap_abs=tol,
+                                       tol_gap_rel=tol, tol_feas=tol, tol_ktratio=tol)
+            except cp.error.SolverError as err:
+                raise SolveError("cvxpy", "solver_error", str(err)) from err
+            if self.problem.status == cp.OPTIMAL:
+                break
+        else:
+            raise SolveError("cvxpy", self.problem.status, "bounded-w problem (9)")
+        return w_max * np.asarray(self.z.value[: phi.shape[1]], dtype=float), float(self.b.value)
+
+
+_PROBLEMS: dict = {}
+
+
+def _problem(l: int, r: int) -> BoundedWProblem:
+    """The compiled :class:`BoundedWProblem` for ``l`` points, cached per process."""
+    width = max(r, 1)
+    if (l, width) not in _PROBLEMS:
+        _PROBLEMS[(l, width)] = BoundedWProblem(l, width)
+    return _PROBLEMS[(l, width)]
+
+
+def solve_reduced(rep: Representation, y, w_max):
+    """Solve (9) on every point in reduced coordinates (no checks); return ``(z, b, y f(x))``."""
+    return _margins(rep, y, w_max, np.ones(len(y)))
+
+
+def _margins(rep: Representation, y, w_max, mask):
+    """Solve (9) on the masked points; return ``(z, b, y f(x))`` for every point."""
+    l = rep.phi.shape[0]
+    z, b = _problem(l, l).solve(rep.phi, y, w_max, np.asarray(mask, dtype=float))
+    return z, b, y * (rep.phi @ z + b)
+
+
+def _check_inputs(X, y, w_max):
+    """Validate the training points, labels and ``w_max`` shared by the public functions."""
+    X = check_array(X, "X", ndim=2)
+    y = check_binary_labels(y, "y", n=X.shape[0])
+    return X, y, check_w_max(w_max)
+
+
+def fit_bounded_w(X, y, w_max, kernel=None):
+    """Solve the bounded-w SVM, formulation (9) of Anguita et al. (2010), exactly.
+
+    ``min_{w, b, xi} sum_i xi_i`` subject to ``||w||^2 <= w_max^2``,
+    ``y_i (w^T x_i + b) >= 1 - xi_i`` and ``xi_i >= 0``. The problem is solved in the reduced
+    coordinates of :func:`represent` (exact: the part of ``w`` orthogonal to the training
+    points changes no margin and only costs norm).
+
+    Parameters
+    ----------
+    X : array_like of shape (l, d)
+        Training points.
+    y : array_like of shape (l,)
+        Labels in {-1, +1}, both present.
+    w_max : float
+        Radius of the ball of weight vectors, positive.
+    kernel : callable, optional
+        ``kernel(X, Z)`` returning a Gram matrix (e.g.
+        ``functools.partial(rbf_kernel, gamma=0.5)``). Then ``w`` is the coefficient vector
+        ``beta`` of ``f(x) = sum_i beta_i k(x_i, x) + b``, and ``||w||^2 = beta^T K beta``.
+
+    Returns
+    -------
+    w : ndarray of shape (d,) (linear) or (l,) (``beta``, with a kernel)
+    b : float
+    xi : ndarray of shape (l,)
+        The slacks ``[1 - y_i f(x_i)]_+`` (the hinge losses).
+
+    Raises
+    ------
+    ValueError
+        On bad input (the message names the argument).
+    SolveError
+        If the solver does not reach an accurate optimum.
+    """
+    X, y, w_max = _check_inputs(X, y, w_max)
+    rep = represent(X, kernel)
+    z, b, margins = solve_reduced(rep, y, w_max)
+    return rep.to_w @ z, b, np.maximum(0.0, 1.0 - margins)
+
+
+@dataclass(frozen=True)
+class PeelingRun:
+    """The result of one peeling run (Section 3.1 of Anguita et al. 2010).
+
+    Attributes
+    ----------
+    lower : float
+        Theorem 2's value ``(1/l) sum_{S_N} xi_k / 2`` at the last solve.
+    upper : float
+        Theorem 3's bound ``lower + |S_C| / l``.
+    n_peeled : int
+        ``|S_C|``, the critical support vectors removed.
+    unpeeled_loss : float
+        The soft loss ``(1/l) sum_S L_S`` of the first solve (no point removed): the "UL"
+        estimate of the paper's Table 1.
+    kept : ndarray of bool
+        The mask of ``S_N``.
+    z_first, b_first, z_last, b_last
+        Reduced weights and bias of the first and of the last solve.
+    """
+
+    lower: float
+    upper: float
+    n_peeled: int
+    unpeeled_loss: float
+    kept: np.ndarray
+    z_first: np.ndarray
+    b_first: float
+    z_last: np.ndarray
+    b_last: float
+
+
+def peel(rep: Representation, y, w_max) -> PeelingRun:
+    """Run the peeling procedure on points in reduced coordinates (no input checks).
+
+    Solve (9), remove the critical support vector (``y f(x) < -1``) with the smallest
+    ``y f(x)``, and repeat until no kept point is critical.
+    """
+    l = len(y)
+    kept = np.ones(l, dtype=bool)
+    z, b, margins = _margins(rep, y, w_max, kept)
+    first = (z, b, float(np.mean(soft_loss(margins))))
+    while True:
+        critical = kept & (margins < -1.0 - CRITICAL_TOL)
+        if not critical.any():
+            break
+        kept[np.flatnonzero(critical)[np.argmin(margins[critical])]] = False
+        z, b, margins = _margins(rep, y, w_max, kept)
+    lower = float(np.sum(np.maximum(0.0, 1.0 - margins[kept]))) / (2.0 * l)
+    n_peeled = int(l - kept.sum())
+    return PeelingRun(lower, lower + n_peeled / l, n_peeled, first[2], kept, first[0], first[1],
+                      z, b)
+
+
+def peeled_soft_loss_bounds(X, y, w_max, kernel=None):
+    """Bounds on the minimum soft loss over the bounded-w class, by peeling.
+
+    Theorem 2 of Anguita et al. (2010), eq. (10), gives ``lower = min_f (1/l) sum_{S_N} xi/2``
+    and Theorem 3, eq. (11), ``upper = lower + |S_C| / l``, where ``S_C`` are the critical
+    support vectors removed by peeling and ``S_N`` the rest. ``upper`` is always an upper bound
+    of ``min_f (1/l) sum_i L_S``, since the last classifier attains it. ``lower`` is *not*
+    always a lower bound: the equality in eq. (10) can fail when a rule does better on ``S_N``
+    by making one of its points critical (see :func:`exact_min_soft_loss` and the chapter).
+
+    Parameters
+    ----------
+    X, y, w_max, kernel
+        As in :func:`fit_bounded_w`.
+
+    Returns
+    -------
+    lower : float
+    upper : float
+    n_peeled : int
+        ``|S_C|``.
+    """
+    X, y, w_max = _check_inputs(X, y, w_max)
+    run = peel(represent(X, kernel), y, w_max)
+    return run.lower, run.upper, run.n_peeled
+
+
+def delta_term(l: int, delta: float = DEFAULT_DELTA) -> float:
+    """The confidence term ``3 sqrt(-log(delta / 2) / (2 l))`` of eq. (5)."""
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta: must lie in (0, 1), got {delta!r}")
+    return 3.0 * float(np.sqrt(-np.log(delta / 2.0) / (2.0 * l)))
+
+
+@dataclass(frozen=True)
+class DiscrepancyResult:
+    """The maximal-discrepancy bound of eq. (5) for one training set.
+
+    Attributes
+    ----------
+    md : ndarray of shape (n_shuffles,)
+        ``MD^(j) = 1 - 2 nu'_j`` (eq. (7)). With ``bounded=True`` ``nu'_j`` is the peeled lower
+        bound of Theorem 2, so ``MD^(j) >= 0`` (Theorem 5); with ``bounded=False`` it is the
+        soft loss of the plain bounded-w solution (the paper's "UL"). That is at most 1/2 too
+        (``L_S <= xi / 2`` and ``sum xi <= l``, the value of ``w = 0, b = 0``), so UL's MD is
+        also non-negative for an exact solution, up to the solver's tolerance.
+    train_error : float
+        The estimate of ``nu(f)``: Theorem 3's upper bound (``bounded=True``) or the soft loss
+        of the plain solution (``bounded=False``).
+    bound : float
+        ``train_error + mean(md)``, eq. (5) without the delta term.
+    delta_term : float
+        ``3 sqrt(-log(delta/2) / (2 l))``.
+    n_peeled : int
+        Points peeled from the training set itself.
+    n_peeled_shuffles : ndarray of int
+        Points peeled in each flipped shuffle.
+    w, b
+        The classifier the bound is about: the last peeled solution (``bounded=True``) or the
+        plain solution, as in :func:`fit_bounded_w`.
+    bounded : bool
+    w_max : float
+    """
+
+    md: np.ndarray
+    train_error: float
+    bound: float
+    delta_term: float
+    n_peeled: int
+    n_peeled_shuffles: np.ndarray
+    w: np.ndarray
+    b: float
+    bounded: bool
+    w_max: float
+
+
+def flipped_labels(y, rng: np.random.Generator) -> np.ndarray:
+    """Labels of ``D'`` for one random shuffle, eq. (7).
+
+    The shuffle puts a random half of the points first and eq. (7) flips the labels of that
+    first half. Problem (9) does not depend on the order of the points, so the points keep
+    their order and the labels of a random subset of ``l / 2`` of them are flipped.
+    """
+    flipped = y.copy()
+    flipped[rng.permutation(len(y))[: len(y) // 2]] *= -1.0
+    return flipped
+
+
+def discrepancy_runs(rep: Representation, y, w_max, n_shuffles, rng):
+    """Peel the training set and ``n_shuffles`` flipped copies (no input checks).
+
+    Returns
+    -------
+    train : PeelingRun
+    shuffles : list of PeelingRun
+    """
+    return peel(rep, y, w_max), [peel(rep, flipped_labels(y, rng), w_max)
+                                 for _ in range(n_shuffles)]
+
+
+def _check_even(l: int) -> None:
+    if l % 2:
+        raise ValueError(
+            f"X: the maximal discrepancy splits the l examples of each shuffle into its first "
+            f"l/2 and last l/2 (eq. (3)), so l must be even; got l = {l} (drop one example)"
+        )
+
+
+def maximal_discrepancy(X, y, w_max, n_shuffles=30, seed=0, bounded=True, kernel=None,
+                        delta=DEFAULT_DELTA) -> DiscrepancyResult:
+    """The maximal-discrepancy bound of Theorem 1, eq. (5), for the bounded-w SVM.
+
+    Each of ``n_shuffles`` shuffles flips the labels of its first half, and
+    ``MD = 1 - 2 min_f nu'(f)`` (eq. (7)) with ``min nu'`` replaced by the peeled lower bound
+    (Theorem 2; ``bounded=True``, the paper's "BL") or by the soft loss of the plain bounded-w
+    solution (``bounded=False``, "UL").
+
+    Parameters
+    ----------
+    X, y, w_max, kernel
+        As in :func:`fit_bounded_w`; ``l`` must be even (the halves are the first and last
+        ``l/2`` points of each shuffle).
+    n_shuffles : int
+        ``m``, the number of shuffles.
+    seed : int or numpy.random.Generator
+        Source of the shuffles.
+    bounded : bool
+        Peeled bounds (True) or the unpeeled soft loss (False).
+    delta : float
+        Confidence parameter of the delta term, in (0, 1).
+
+    Returns
+    -------
+    DiscrepancyResult
+    """
+    X, y, w_max = _check_inputs(X, y, w_max)
+    _check_even(len(y))
+    if isinstance(n_shuffles, bool) or not isinstance(n_shuffles, (int, np.integer)) \
+            or n_shuffles < 1:
+        raise ValueError(f"n_shuffles: must be a positive integer, got {n_shuffles!r}")
+    rep = represent(X, kernel)
+    train, shuffles = discrepancy_runs(rep, y, w_max, n_shuffles, np.random.default_rng(seed))
+    return summarise_runs(rep, train, shuffles, bounded, w_max, delta)
+
+
+def summarise_runs(rep, train: PeelingRun, shuffles, bounded: bool, w_max: float,
+                   delta: float = DEFAULT_DELTA) -> DiscrepancyResult:
+    """Assemble eq. (5) from the peeling runs of :func:`discrepancy_runs`."""
+    if bounded:
+        md = np.array([1.0 - 2.0 * s.lower for s in shuffles])
+        train_error, z, b = train.upper, train.z_last, train.b_last
+    else:
+        md = np.array([1.0 - 2.0 * s.unpeeled_loss for s in shuffles])
+        train_error, z, b = train.unpeeled_loss, train.z_first, train.b_first
+    return DiscrepancyResult(
+        md=md, train_error=train_error, bound=train_error + float(np.mean(md)),
+        delta_term=delta_term(len(train.kept), delta), n_peeled=train.n_peeled,
+        n_peeled_shuffles=np.array([s.n_peeled for s in shuffles]), w=rep.to_w @ z, b=b,
+        bounded=bounded, w_max=w_max,
+    )
+
+
+#: Largest ``l`` that :func:`exact_min_soft_loss` accepts (it solves ``2^l`` problems).
+EXACT_MAX_L = 12
+
+
+def exact_min_soft_loss(X, y, w_max, kernel=None) -> float:
+    """The exact ``min_f (1/l) sum_i L_S(f(x_i), y_i)`` over the bounded-w class, by enumeration.
+
+    Since ``L_S = min(xi, 2) / 2`` with ``xi`` the hinge loss, the minimum over ``f`` equals the
+    minimum over every set ``T`` of points "capped" at loss 1 of the convex problem
+    ``|T| + min_f sum_{i not in T} xi_i / 2``: for the best ``T`` the capped points pay at least
+    what the soft loss charges them, and the rest pay exactly. ``2^l`` convex problems, so
+    ``l <= EXACT_MAX_L``.
+
+    Parameters
+    ----------
+    X : array_like of shape (l, d), ``l <= EXACT_MAX_L``
+    y : array_like of shape (l,), labels in {-1, +1}
+    w_max : float
+    kernel : callable, optional
+        As in :func:`fit_bounded_w`.
+
+    Returns
+    -------
+    float
+        The minimum soft loss, averaged over the ``l`` points.
+    """
+    X, y, w_max = _check_inputs(X, y, w_max)
+    l = len(y)
+    if l > EXACT_MAX_L:
+        raise ValueError(f"X: enumeration needs l <= {EXACT_MAX_L}, got l = {l}")
+    rep = represent(X, kernel)
+    best = np.inf
+    for code in range(2**l):
+        kept = ((code >> np.arange(l)) & 1) == 0
+        capped = l - int(kept.sum())
+        if capped >= best:
+            continue
+        _, _, margins = _margins(rep, y, w_max, kept.astype(float))
+        best = min(best, capped + float(np.sum(np.maximum(0.0, 1.0 - margins[kept]))) / 2.0)
+    return best / l
