@@ -18,7 +18,7 @@ import numpy as np
 from tqdm import tqdm
 
 #: The chapters whose protocol exists, by module name.
-CHAPTERS = ("svm", "tcm_nn")
+CHAPTERS = ("svm", "transduction", "tcm_nn", "nonconformity_selection", "span", "discrepancy")
 
 #: The two scales every protocol offers.
 SCALES = ("book", "paper")

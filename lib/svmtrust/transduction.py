@@ -1,0 +1,638 @@
+"""Transduction with confidence and credibility (Saunders, Gammerman & Vovk 1999).
+
+The training examples and the test example(s) are put into one SVM, the augmented dual of
+eqs. (8)-(11), once for every candidate labelling of the test examples. The Lagrange multiplier
+of an example measures how strange it is: an example that the others explain well is not a
+support vector (multiplier 0), one that the margin has to bend around gets a large multiplier.
+
+* One test example: its p-value under a candidate label is eq. (13), the fraction of the
+  ``l + 1`` examples whose multiplier is at least its own, computed by
+  :func:`svmtrust.conformal.p_values`; the prediction, its confidence and its credibility are
+  eq. (14) (:func:`svmtrust.conformal.confidence_credibility`).
+* Several test examples (Section 3.2): the p-value of a labelling is the probability that the
+  ranks of ``k`` examples drawn at random without replacement from the ``l + k`` sum to at least
+  the observed sum; :func:`rank_sum_p_value` computes it exactly by dynamic programming over
+  rank sums.
+* Vapnik's margin transduction, eq. (16): the labelling whose augmented SVM has the largest
+  margin, the smallest ``||w||^2`` (:func:`margin_transduction`).
+
+Choices the paper leaves open, made here and explained in the chapter:
+
+* **Soft margin.** The paper treats the separable case (``C = inf``). With ``C = inf`` a
+  candidate label that makes the augmented set non-separable raises
+  :class:`~svmtrust.svm.SolveError`; with a finite ``C`` the multiplier of such an example is
+  ``C``, the largest value it can take, and ties at ``C`` count as equally strange.
+* **Multi-class.** For more than two classes, the augmented set with the test example labelled
+  ``c`` is given one SVM per class, one against the rest (that class +1, all others -1), and the
+  strangeness of every example is its multiplier in the problem of its *own* class (for the test
+  example, of class ``c``). This is a function of the bag, so eq. (13) stays valid, and with two
+  classes it is the binary SVM (the dual is unchanged when every label changes sign). Ranking the
+  test example's multiplier in the problem of ``c`` against the *other* examples' multipliers in
+  that same problem would be simpler, but it is not valid: the recoding would then depend on the
+  test example's label, and the chapter measures 35% errors at significance 20% on three digits.
+* **Ties within the solvers' accuracy.** Multipliers are known only to a relative accuracy, and
+  some ties are exact by construction (with two support vectors, one of each class, the equality
+  constraint makes their multipliers equal). :func:`merge_ties` makes multipliers closer than
+  :data:`~svmtrust.svm.SUPPORT_TOL` times the largest one exactly equal before they are ranked,
+  so that rounding cannot break a tie, and the same tolerance that snaps multipliers to 0 and C
+  decides every comparison. Merging only raises p-values, so they stay valid.
+* **Ranks with ties** (several test examples): the rank of an example is the number of examples
+  whose multiplier is at most its own (ties share the largest rank of their group). For
+  ``k = 1`` the rank-sum p-value is then exactly eq. (13).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import conformal
+from .kernels import linear_kernel
+from .svm import SOLVERS, SUPPORT_TOL, SolveError, fit_svm
+from .validation import (
+    PSD_TOL,
+    check_array,
+    check_C,
+    check_kernel_matrix,
+)
+
+#: Default largest number of test examples :meth:`TransductiveSVM.solve_joint` accepts: ``k``
+#: examples cost ``2^k`` SVM solves (1024 at the default).
+DEFAULT_MAX_JOINT = 10
+
+#: An augmented SVM is not solved when every test example satisfies ``y f(x) >= 1 +
+#: OUTSIDE_MARGIN_TOL`` for the SVM ``f`` of the training set alone (with the same ``C``):
+#: the training solution with zero multipliers for the test examples satisfies the KKT
+#: conditions of the augmented dual, so it is optimal, and the test examples get p-value 1. The
+#: margin is 1 and the solvers place free support vectors on it to within about 1e-5, so a
+#: test example this far outside is outside for either solver, and one nearer is solved.
+OUTSIDE_MARGIN_TOL = 1e-3
+
+#: Monte Carlo draws of :func:`rank_sum_p_value_mc` are made in chunks of this many.
+_MC_CHUNK = 10_000
+
+
+# --------------------------------------------------------------------------- rank sums
+
+
+def merge_ties(alpha) -> np.ndarray:
+    """Make multipliers that agree within the support tolerance exactly equal.
+
+    The multipliers are sorted, and a new group starts wherever two neighbours differ by more
+    than ``SUPPORT_TOL * max(alpha)``; every multiplier is replaced by the largest of its group.
+    Multipliers snapped to 0 or C by :func:`svmtrust.svm.categorise` stay 0 and C (their
+    neighbours lie more than the tolerance away). The result depends on the multiset of
+    multipliers only, so p-values computed from it stay valid (Saunders et al. 1999, eq. (13));
+    it can only make them larger.
+
+    Parameters
+    ----------
+    alpha : array_like of shape (N,)
+        Snapped multipliers (non-negative).
+
+    Returns
+    -------
+    ndarray of shape (N,)
+    """
+    values = check_array(alpha, "alpha", ndim=1)
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    gap = SUPPORT_TOL * max(float(ordered[-1]), np.finfo(float).tiny)
+    group = np.r_[0, np.cumsum(np.diff(ordered) > gap)]
+    last = np.r_[np.flatnonzero(np.diff(group)), ordered.size - 1]
+    merged = np.empty_like(values)
+    merged[order] = ordered[last][group]
+    return merged
+
+
+
+def tie_ranks(scores) -> np.ndarray:
+    """Ranks of strangeness scores, ties sharing the largest rank of their group.
+
+    The rank of example ``j`` is ``R_j = #{i : a_i <= a_j}``: 1 for the least strange, ``N``
+    for the strangest. A random example has ``R >= R_j`` exactly when its score is at least
+    ``a_j``, so one rank reproduces eq. (13) of Saunders et al. (1999).
+
+    Parameters
+    ----------
+    scores : array_like of shape (N,)
+
+    Returns
+    -------
+    ndarray of int, shape (N,)
+    """
+    values = check_array(scores, "scores", ndim=1)
+    return np.searchsorted(np.sort(values), values, side="right")
+
+
+def rank_sum_counts(ranks, k: int) -> np.ndarray:
+    """How many k-subsets of the ranks have each rank sum, by dynamic programming.
+
+    ``counts[s]`` is the number of subsets of ``k`` of the ``N`` examples whose ranks sum to
+    ``s``. Equal ranks are treated as a group of ``m`` examples of which ``c`` are taken in
+    ``binom(m, c)`` ways; the recursion over groups, ``count_j(s) += binom(m, c) *
+    count_{j-c}(s - c r)``, costs ``O(N k S)`` with ``S <= k N`` the largest sum. The counts
+    are integers held in float64: exact when ``binom(N, k) < 2**53`` (every partial count is then
+    an exactly representable integer), otherwise within a relative ``N k 2**-53``.
+
+    Parameters
+    ----------
+    ranks : array_like of int, shape (N,)
+        Ranks in ``1..N`` (e.g. from :func:`tie_ranks`).
+    k : int
+        Subset size, ``1 <= k <= N``.
+
+    Returns
+    -------
+    ndarray of shape (S + 1,)
+        Counts of the sums ``0..S``, ``S`` the sum of the ``k`` largest ranks; they add up to
+        ``binom(N, k)``.
+    """
+    ranks = np.asarray(ranks, dtype=np.int64)
+    if not 1 <= k <= ranks.size:
+        raise ValueError(f"k: must lie in [1, {ranks.size}], got {k!r}")
+    top = int(np.sort(ranks)[-k:].sum())
+    counts = np.zeros((k + 1, top + 1))
+    counts[0, 0] = 1.0
+    values, sizes = np.unique(ranks, return_counts=True)
+    for rank, size in zip(values.tolist(), sizes.tolist()):
+        for j in range(k, 0, -1):  # descending: counts[j - c] still excludes this group
+            for c in range(1, min(size, j) + 1):
+                shift = c * rank
+                if shift > top:
+                    break
+                counts[j, shift:] += math.comb(size, c) * counts[j - c, : top + 1 - shift]
+    return counts[k]
+
+
+def _check_test_index(test_index, n: int) -> np.ndarray:
+    """Validate the positions of the test examples in a bag of ``n``."""
+    index = np.asarray(test_index)
+    if index.ndim != 1 or index.size == 0 or not np.issubdtype(index.dtype, np.integer):
+        raise ValueError("test_index: expected a non-empty 1-D array of integer positions")
+    if np.any((index < 0) | (index >= n)) or np.unique(index).size != index.size:
+        raise ValueError(f"test_index: positions must be distinct and lie in [0, {n})")
+    return index
+
+
+def rank_sum_p_value(scores, test_index) -> float:
+    """Exact p-value of several test examples (Section 3.2 of Saunders et al. 1999).
+
+    With ranks ``R`` from :func:`tie_ranks` over the whole bag of ``N = l + k`` examples and
+    observed sum ``T = sum_{j in test} R_j``, the p-value is the probability that ``k`` ranks
+    drawn without replacement sum to at least ``T``:
+    ``#{k-subsets with rank sum >= T} / binom(N, k)``, counted by :func:`rank_sum_counts`.
+    For ``k = 1`` it is eq. (13) (:func:`svmtrust.conformal.p_values`).
+
+    Parameters
+    ----------
+    scores : array_like of shape (N,)
+        Strangeness of every example of the bag (the Lagrange multipliers).
+    test_index : array_like of int, shape (k,)
+        Positions of the test examples in ``scores``.
+
+    Returns
+    -------
+    float
+        In ``[1 / binom(N, k), 1]``.
+    """
+    ranks = tie_ranks(scores)
+    index = _check_test_index(test_index, ranks.size)
+    counts = rank_sum_counts(ranks, index.size)
+    observed = int(ranks[index].sum())
+    return float(counts[observed:].sum() / counts.sum())
+
+
+def _random_subsets(n: int, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` uniform random k-subsets of ``range(n)``, one per row.
+
+    Uniform k-tuples with a repeated index are drawn again: the tuples with distinct indices
+    are uniform, so their sets are uniform k-subsets. Costs O(size k), not O(size n).
+    """
+    picks = rng.integers(n, size=(size, k))
+    while True:
+        ordered = np.sort(picks, axis=1)
+        repeated = np.flatnonzero(np.any(ordered[:, 1:] == ordered[:, :-1], axis=1))
+        if repeated.size == 0:
+            return picks
+        picks[repeated] = rng.integers(n, size=(repeated.size, k))
+
+
+def rank_sum_p_value_mc(scores, test_index, n_draws: int, rng: np.random.Generator) -> float:
+    """Monte Carlo estimate of :func:`rank_sum_p_value`, the check of the exact computation.
+
+    Parameters
+    ----------
+    scores, test_index
+        As for :func:`rank_sum_p_value`.
+    n_draws : int
+        Random k-subsets drawn.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    float
+        The fraction of draws whose rank sum reaches the observed one; its standard error is
+        ``sqrt(p (1 - p) / n_draws)``.
+    """
+    ranks = tie_ranks(scores)
+    index = _check_test_index(test_index, ranks.size)
+    observed = ranks[index].sum()
+    hits, left = 0, int(n_draws)
+    while left > 0:
+        size = min(left, _MC_CHUNK)
+        picks = _random_subsets(ranks.size, index.size, size, rng)
+        hits += int(np.sum(ranks[picks].sum(axis=1) >= observed))
+        left -= size
+    return hits / int(n_draws)
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Hypotheses:
+    """The augmented SVMs of single test examples, one per candidate label.
+
+    Attributes
+    ----------
+    p_values : ndarray of shape (m, n_classes)
+        Eq. (13) for each test example and candidate label, from the multipliers with ties
+        merged (:func:`merge_ties`).
+    alpha_new : ndarray of shape (m, n_classes)
+        The multiplier of the test example in each augmented SVM (``C`` when it violates the
+        margin of a soft-margin SVM).
+    w_norm_squared : ndarray of shape (m, n_classes)
+        ``||w||^2`` of each augmented SVM, the quantity of Vapnik's rule, eq. (16) (for more than
+        two classes, summed over the one-against-the-rest SVMs).
+    """
+
+    p_values: np.ndarray
+    alpha_new: np.ndarray
+    w_norm_squared: np.ndarray
+
+    @property
+    def margin_index(self) -> np.ndarray:
+        """Column of the label Vapnik's rule, eq. (16), predicts: the smallest ``||w||^2``."""
+        return np.argmin(self.w_norm_squared, axis=1)
+
+
+@dataclass(frozen=True)
+class JointHypotheses:
+    """The ``2^k`` augmented SVMs of ``k`` test examples labelled jointly (Section 3.2).
+
+    Attributes
+    ----------
+    labellings : ndarray of shape (2^k, k)
+        Every labelling of the test examples, in the model's class labels.
+    p_values : ndarray of shape (2^k,)
+        The rank-sum p-value of each labelling (:func:`rank_sum_p_value`).
+    w_norm_squared : ndarray of shape (2^k,)
+        ``||w||^2`` of each augmented SVM (eq. (16)).
+    alphas : ndarray of shape (2^k, l + k)
+        All multipliers of each augmented SVM, the test examples last, with ties merged
+        (:func:`merge_ties`): the values that were ranked.
+    """
+
+    labellings: np.ndarray
+    p_values: np.ndarray
+    w_norm_squared: np.ndarray
+    alphas: np.ndarray
+
+
+# --------------------------------------------------------------------------- the estimator
+
+
+def _check_labels(y, n: int) -> np.ndarray:
+    """Validate class labels of any type: 1-D, ``n`` of them, finite, two classes at least."""
+    labels = np.asarray(y)
+    if labels.ndim != 1:
+        raise ValueError(f"y: expected 1 dimension, got shape {labels.shape}")
+    if labels.shape[0] != n:
+        raise ValueError(f"y: has {labels.shape[0]} labels for {n} examples")
+    if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
+        raise ValueError("y: contains NaN or infinite values")
+    if np.unique(labels).size < 2:
+        raise ValueError("y: at least two classes are needed, found one only")
+    return labels
+
+
+class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Transductive SVM with p-values, confidence and credibility (Saunders et al. 1999).
+
+    For a test example and a candidate label, the SVM dual (eqs. (8)-(11)) is solved on the
+    training set plus the labelled test example; the test example's Lagrange multiplier,
+    ranked among all multipliers, gives the p-value of eq. (13). With more than two classes,
+    one SVM per class (one against the rest) is solved, and each example's multiplier is taken
+    from the SVM of its own class.
+
+    Parameters
+    ----------
+    kernel : callable, default :func:`svmtrust.kernels.linear_kernel`
+        ``kernel(X, Z)`` returns the matrix of kernel values of the rows of ``X`` against the
+        rows of ``Z``, e.g. ``functools.partial(polynomial_kernel, degree=3, scale=256)``.
+    C : float, default numpy.inf
+        Box constraint; ``numpy.inf`` is the paper's hard margin.
+    solver : {"libsvm", "cvxpy"}
+        Passed to :func:`svmtrust.svm.fit_svm`; the p-values do not depend on it.
+    max_joint : int, default :data:`DEFAULT_MAX_JOINT`
+        Largest number of test examples :meth:`solve_joint` labels jointly.
+    reuse_outside_margin : bool, default True
+        Take the training SVM's solution, without solving, for an augmented set whose test
+        examples lie outside its margin (:data:`OUTSIDE_MARGIN_TOL`); the p-values are the same
+        either way, only faster.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    X_train_ : ndarray of shape (l, d)
+    gram_ : ndarray of shape (l, l)
+        The training Gram matrix, computed once and reused for every test example.
+    base_ : list of SVMSolution
+        The SVMs of the training set alone: the binary SVM (``classes_[1]`` = +1), or one per
+        class, one against the rest.
+    """
+
+    def __init__(self, kernel=linear_kernel, C=np.inf, solver="libsvm",
+                 max_joint=DEFAULT_MAX_JOINT, reuse_outside_margin=True):
+        self.kernel = kernel
+        self.C = C
+        self.solver = solver
+        self.max_joint = max_joint
+        self.reuse_outside_margin = reuse_outside_margin
+
+    # -- fitting -----------------------------------------------------------------------
+
+    def _check_params(self):
+        """Validate the constructor's parameters (scikit-learn checks them in ``fit``)."""
+        if not callable(self.kernel):
+            raise ValueError(f"kernel: must be a callable kernel(X, Z), got {self.kernel!r}")
+        check_C(self.C)
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver: must be one of {SOLVERS}, got {self.solver!r}")
+        m = self.max_joint
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+            raise ValueError(f"max_joint: must be a positive integer, got {m!r}")
+
+    def _kernel_block(self, A, B) -> np.ndarray:
+        """``kernel(A, B)``, checked to be a finite matrix of shape (len(A), len(B))."""
+        block = check_array(self.kernel(A, B), "kernel", ndim=2)
+        if block.shape != (A.shape[0], B.shape[0]):
+            raise ValueError(
+                f"kernel: returned shape {block.shape}, expected {(A.shape[0], B.shape[0])}"
+            )
+        return block
+
+    def fit(self, X, y):
+        """Store the training set and its Gram matrix, checked once to be PSD.
+
+        Parameters
+        ----------
+        X : array_like of shape (l, d)
+        y : array_like of shape (l,)
+            Class labels of any type, at least two classes.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X = check_array(X, "X", ndim=2)
+        labels = _check_labels(y, X.shape[0])
+        self.classes_, self.codes_ = np.unique(labels, return_inverse=True)
+        gram = check_kernel_matrix(self._kernel_block(X, X), "kernel")
+        self.gram_ = (gram + gram.T) / 2.0
+        # K + delta I = L L^T; every augmented matrix is checked through its Schur complement.
+        self.psd_shift_ = PSD_TOL * max(float(np.mean(np.diag(self.gram_))), np.finfo(float).tiny)
+        self.cholesky_ = scipy.linalg.cholesky(
+            self.gram_ + self.psd_shift_ * np.eye(X.shape[0]), lower=True
+        )
+        self.X_train_ = X
+        self.n_features_in_ = X.shape[1]
+        self.base_ = [
+            self._solve(self.gram_, self._problem_signs(self.codes_, c), "the training set")
+            for c in self._problems()
+        ]
+        return self
+
+    # -- the augmented problems ----------------------------------------------------------
+
+    def _check_test(self, X) -> np.ndarray:
+        """Validate test examples against the fitted training set."""
+        check_is_fitted(self, "gram_")
+        X = check_array(X, "X", ndim=2)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X: has {X.shape[1]} features, the model was fitted with "
+                             f"{self.n_features_in_}")
+        return X
+
+    def _augmented_gram(self, cross, new) -> np.ndarray:
+        """The Gram matrix of the training set plus new examples, checked to be PSD.
+
+        Only the new rows are computed: ``cross`` (l, k) and ``new`` (k, k). The augmented
+        matrix plus ``delta I`` is positive definite exactly when the Schur complement
+        ``new + delta I - V^T V``, ``V = L^{-1} cross``, has a Cholesky factor (``L`` from
+        :meth:`fit`): the test of :func:`svmtrust.validation.check_kernel_matrix` at the cost
+        of a triangular solve, which is why :func:`fit_svm` may skip its own check.
+        """
+        new = check_kernel_matrix(new, "kernel")
+        V = scipy.linalg.solve_triangular(self.cholesky_, cross, lower=True)
+        schur = new + self.psd_shift_ * np.eye(new.shape[0]) - V.T @ V
+        try:
+            scipy.linalg.cholesky(schur, lower=True)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "kernel: the Gram matrix of the training set plus the test example(s) is not "
+                "positive semi-definite"
+            ) from None
+        return np.block([[self.gram_, cross], [cross.T, new]])
+
+    def _problems(self) -> range:
+        """Class indices of the SVMs: the binary SVM (class 1 against 0), or one per class."""
+        return range(1, 2) if self.classes_.size == 2 else range(self.classes_.size)
+
+    @staticmethod
+    def _problem_signs(codes, c: int) -> np.ndarray:
+        """Labels of the SVM of class ``c`` against the rest: +1 for class ``c``, else -1."""
+        return np.where(codes == c, 1.0, -1.0)
+
+    def _solve_augmented(self, gram, y, base, what: str):
+        """Multipliers and ``||w||^2`` of one augmented SVM, reusing ``base`` when it is optimal.
+
+        ``base`` solves the training part; when every test example lies outside its margin
+        by :data:`OUTSIDE_MARGIN_TOL`, it is optimal for the augmented set with zero multipliers
+        for the test examples (Exercise "Skipping a solve" of the chapter).
+        """
+        n = base.alpha.size
+        if self.reuse_outside_margin:
+            margins = y[n:] * base.decision_function(gram[n:, :n])
+            if np.all(margins >= 1.0 + OUTSIDE_MARGIN_TOL):
+                return np.r_[base.alpha, np.zeros(y.size - n)], base.w_norm_squared
+        sol = self._solve(gram, y, what)
+        return sol.alpha, sol.w_norm_squared
+
+    def _strangeness(self, gram, codes, what: str):
+        """Strangeness of every example of one augmented set, and its ``||w||^2``.
+
+        ``codes`` holds the class index of every example, the test examples' hypothesised ones
+        last. Two classes: one binary SVM, ``classes_[1]`` = +1. More: one SVM per class ``c``,
+        one against the rest (class ``c`` = +1), and each example's strangeness is its
+        multiplier in the problem of its own class; ``||w||^2`` is the sum over the problems.
+        With two classes the two one-against-the-rest problems are this binary SVM up to sign.
+        """
+        strangeness, w2 = np.empty(codes.size), 0.0
+        for c, base in zip(self._problems(), self.base_):
+            alpha, w2_c = self._solve_augmented(gram, self._problem_signs(codes, c), base, what)
+            own = codes == c if self.classes_.size > 2 else slice(None)
+            strangeness[own] = alpha[own]
+            w2 += w2_c
+        return strangeness, w2
+
+    def _solve(self, gram, y, what: str):
+        """Solve one augmented dual, eqs. (8)-(11); failures name the set (``what``)."""
+        try:
+            return fit_svm(gram, y, self.C, self.solver, check_kernel=False)
+        except SolveError as err:
+            if np.isinf(check_C(self.C)) and err.status == "unbounded":
+                detail = (f"{what} is not separable, so the hard margin (C = inf) has no "
+                          "solution; use a finite C")
+            else:
+                detail = f"{what}: {err}"
+            raise SolveError(err.solver, err.status, detail) from err
+
+    def solve_hypotheses(self, X) -> Hypotheses:
+        """Solve the augmented SVM of each test example under each candidate label.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        Hypotheses
+
+        Raises
+        ------
+        SolveError
+            With ``C = inf``, if a candidate label makes the augmented set non-separable.
+        """
+        X = self._check_test(X)
+        cross = self._kernel_block(self.X_train_, X)
+        shape = (X.shape[0], self.classes_.size)
+        p, alpha_new, w2 = np.empty(shape), np.empty(shape), np.empty(shape)
+        n = self.X_train_.shape[0]
+        for i in range(X.shape[0]):
+            x = X[i : i + 1]
+            gram = self._augmented_gram(cross[:, i : i + 1], self._kernel_block(x, x))
+            for code, label in enumerate(self.classes_):
+                what = f"the training set plus test example {i} labelled {label}"
+                alpha, w2[i, code] = self._strangeness(gram, np.r_[self.codes_, code], what)
+                alpha_new[i, code] = alpha[n]
+                merged = merge_ties(alpha)
+                p[i, code] = conformal.p_values(merged[:n], merged[n])
+        return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2)
+
+    def solve_joint(self, X) -> JointHypotheses:
+        """Solve the ``2^k`` augmented SVMs of ``k`` test examples labelled jointly.
+
+        Section 3.2 of Saunders et al. (1999); the p-value of a labelling is
+        :func:`rank_sum_p_value` of the test examples' multipliers. Two classes only.
+
+        Parameters
+        ----------
+        X : array_like of shape (k, d)
+            ``k <= max_joint`` test examples.
+
+        Returns
+        -------
+        JointHypotheses
+        """
+        X = self._check_test(X)
+        k = X.shape[0]
+        if self.classes_.size != 2:
+            raise ValueError(f"X: joint labelling needs a two-class model, this one has "
+                             f"{self.classes_.size} classes")
+        if k > self.max_joint:
+            raise ValueError(f"X: {k} test examples need 2^{k} = {2**k} SVM solves, above "
+                             f"max_joint = {self.max_joint} (raise max_joint to allow it)")
+        gram = self._augmented_gram(self._kernel_block(self.X_train_, X), self._kernel_block(X, X))
+        n = self.codes_.size
+        labellings = np.array(list(itertools.product((0, 1), repeat=k)))
+        solved = [self._strangeness(gram, np.r_[self.codes_, lab],
+                                    f"the training set plus the test examples labelled "
+                                    f"{self.classes_[lab].tolist()}")
+                  for lab in labellings]
+        alphas = np.array([merge_ties(alpha) for alpha, _ in solved])
+        return JointHypotheses(
+            labellings=self.classes_[labellings],
+            p_values=np.array([rank_sum_p_value(a, np.arange(n, n + k)) for a in alphas]),
+            w_norm_squared=np.array([w2 for _, w2 in solved]),
+            alphas=alphas,
+        )
+
+    # -- the scikit-learn interface ------------------------------------------------------
+
+    def inductive_decision_function(self, X) -> np.ndarray:
+        """Decision values of the SVM of the training set alone (the standard, inductive SVM).
+
+        The baseline of the paper's Table 2. Two classes only; positive values favour
+        ``classes_[1]``.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        X = self._check_test(X)
+        if self.classes_.size != 2:
+            raise ValueError(f"X: the inductive SVM here is binary, the model has "
+                             f"{self.classes_.size} classes")
+        return self.base_[0].decision_function(self._kernel_block(X, self.X_train_))
+
+    def predict_p(self, X) -> np.ndarray:
+        """p-values (eq. (13)) of every candidate label, shape (m, n_classes)."""
+        return self.solve_hypotheses(X).p_values
+
+    def predict_p_joint(self, X):
+        """The rank-sum p-value of every labelling of ``k`` test examples (Section 3.2).
+
+        Returns
+        -------
+        labellings : ndarray of shape (2^k, k)
+        p_values : ndarray of shape (2^k,)
+        """
+        joint = self.solve_joint(X)
+        return joint.labellings, joint.p_values
+
+
+def margin_transduction(model: TransductiveSVM, X, joint: bool = False) -> np.ndarray:
+    """Vapnik's margin transduction, eq. (16) of Saunders et al. (1999).
+
+    Predicts the labelling whose augmented SVM separates the training set and the labelled
+    test examples with the largest margin, i.e. the smallest ``||w||^2`` (for more than two
+    classes, the smallest sum of ``||w||^2`` over the one-against-the-rest SVMs).
+
+    Parameters
+    ----------
+    model : TransductiveSVM
+        A fitted model (its kernel, C and solver are used).
+    X : array_like of shape (m, d)
+    joint : bool
+        ``False``: each test example on its own. ``True``: one labelling of all ``m`` examples
+        together (``2^m`` SVMs, ``m <= model.max_joint``, two classes only).
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        Predicted labels (the first labelling on a tie).
+    """
+    check_is_fitted(model, "gram_")
+    if joint:
+        hyp = model.solve_joint(X)
+        return hyp.labellings[int(np.argmin(hyp.w_norm_squared))]
+    return model.classes_[model.solve_hypotheses(X).margin_index]

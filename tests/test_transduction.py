@@ -1,0 +1,393 @@
+"""Transductive SVM p-values (Saunders, Gammerman & Vovk 1999): oracles, invariance, validity."""
+
+import functools
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.stats import mannwhitneyu
+from sklearn.base import clone
+
+from svmtrust import conformal
+from svmtrust.kernels import linear_kernel, rbf_kernel
+from svmtrust.svm import SolveError, fit_svm
+from svmtrust.transduction import (
+    TransductiveSVM,
+    margin_transduction,
+    merge_ties,
+    rank_sum_counts,
+    rank_sum_p_value,
+    rank_sum_p_value_mc,
+    tie_ranks,
+)
+
+RBF = functools.partial(rbf_kernel, gamma=0.5)
+
+
+def _overlapping(seed, n=30, m=5, d=2, classes=2):
+    """Overlapping Gaussian classes: a soft margin gives multipliers at 0, inside and at C."""
+    rng = np.random.default_rng(seed)
+    labels = np.arange(n + m) % classes
+    rng.shuffle(labels)
+    centres = rng.normal(scale=1.5, size=(classes, d))
+    X = centres[labels] + rng.normal(size=(n + m, d))
+    y = np.where(labels == 1, 1, -1) if classes == 2 else labels
+    return X[:n], y[:n], X[n:]
+
+
+# --------------------------------------------------------------------------- brute force
+
+
+def _brute_force_p(X, y, x, C, classes):
+    """p-values written out from the paper, independently of the library's transduction code.
+
+    Stack the test example onto the training set, give it each label in turn, recompute the
+    whole kernel matrix, solve, and count by hand the examples whose multiplier is at least
+    the new one's, the new one included (eq. (13)).
+    """
+    X_all = np.vstack([X, x[None, :]])
+    K = RBF(X_all)
+    out = []
+    for label in classes:
+        labels = np.r_[y, label]
+        # each example's multiplier in the one-against-the-rest SVM of its own class; with two
+        # classes both problems are the binary SVM
+        alpha = np.zeros(len(labels))
+        for own in classes:
+            sol = fit_svm(K, np.where(labels == own, 1.0, -1.0), C, "cvxpy")
+            alpha[labels == own] = sol.alpha[labels == own]
+        count = sum(1 for a in alpha if a >= alpha[-1])
+        out.append(count / len(alpha))
+    return out
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_p_values_match_brute_force(classes):
+    X, y, X_test = _overlapping(3, classes=classes)
+    C = 1.0
+    model = TransductiveSVM(kernel=RBF, C=C, solver="cvxpy").fit(X, y)
+    expected = [_brute_force_p(X, y, x, C, model.classes_) for x in X_test]
+    assert np.allclose(model.predict_p(X_test), expected, rtol=0, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- solver invariance
+
+
+PROBLEMS = [("soft", s) for s in range(3)] + [("hard", s) for s in range(2)]
+
+
+@pytest.mark.parametrize("kind,seed", PROBLEMS)
+def test_same_p_values_from_cvxpy_and_libsvm(kind, seed):
+    """Ties at 0 and at C included: the snapped multipliers are the same from both solvers."""
+    X, y, X_test = _overlapping(seed, n=40, m=6)
+    if kind == "hard":
+        X, X_test = X * 3.0, X_test * 3.0  # RBF on spread-out points: separable
+    C = 1.0 if kind == "soft" else np.inf
+    hyp = {
+        solver: TransductiveSVM(kernel=RBF, C=C, solver=solver).fit(X, y).solve_hypotheses(X_test)
+        for solver in ("cvxpy", "libsvm")
+    }
+    assert np.array_equal(hyp["cvxpy"].p_values, hyp["libsvm"].p_values)
+    assert np.array_equal(hyp["cvxpy"].alpha_new == 0, hyp["libsvm"].alpha_new == 0)
+    assert np.array_equal(hyp["cvxpy"].alpha_new == C, hyp["libsvm"].alpha_new == C)
+    if kind == "soft":  # the ties the invariance is about do occur
+        assert np.any(hyp["cvxpy"].alpha_new == 0) and np.any(hyp["cvxpy"].alpha_new == C)
+
+
+def test_exact_tie_of_two_support_vectors_counts_for_both_solvers():
+    """Two support vectors, one per class, have equal multipliers (sum y alpha = 0): a tie
+    made exact by the problem, which rounding must not break. Training points on a line at
+    -3..-1 and 1..3; the test point 0.5 labelled +1 is the only +1 support vector and pairs
+    with -1, so p = 2/8 (itself and its twin)."""
+    X = np.array([[-3.0], [-2.0], [-1.0], [1.0], [2.0], [3.0], [2.5]])
+    y = np.array([-1, -1, -1, 1, 1, 1, 1])
+    for solver in ("cvxpy", "libsvm"):
+        model = TransductiveSVM(kernel=linear_kernel, solver=solver).fit(X, y)
+        hyp = model.solve_hypotheses(np.array([[0.5]]))
+        assert hyp.p_values[0, 1] == 2 / 8, solver
+        assert hyp.alpha_new[0, 1] == pytest.approx(1 / 1.5**2 * 2, rel=1e-6)  # 2 / margin^2
+
+
+def test_merge_ties():
+    merged = merge_ties([0.0, 0.0, 1.0, 1.0 + 1e-8, 2.0, 3.0 - 1e-9, 3.0, 0.5])
+    assert merged.tolist() == [0.0, 0.0, 1.0 + 1e-8, 1.0 + 1e-8, 2.0, 3.0, 3.0, 0.5]
+
+
+def test_joint_p_values_solver_invariant_and_k1_equals_single():
+    X, y, X_test = _overlapping(7, n=40, m=3)
+    models = {s: TransductiveSVM(kernel=RBF, C=1.0, solver=s).fit(X, y)
+              for s in ("cvxpy", "libsvm")}
+    joint = {s: m.predict_p_joint(X_test) for s, m in models.items()}
+    assert np.array_equal(joint["cvxpy"][1], joint["libsvm"][1])
+    for i in range(3):  # k = 1: the rank-sum p-value is eq. (13)
+        labellings, p = models["libsvm"].predict_p_joint(X_test[i : i + 1])
+        assert labellings[:, 0].tolist() == models["libsvm"].classes_.tolist()
+        assert np.array_equal(p, models["libsvm"].predict_p(X_test[i : i + 1])[0])
+
+
+# --------------------------------------------------------------------------- rank sums
+
+
+def _brute_rank_sum_p(scores, test_index):
+    """Enumerate every k-subset: exact rational p-value."""
+    ranks = [sum(1 for b in scores if b <= a) for a in scores]
+    observed = sum(ranks[i] for i in test_index)
+    subsets = list(itertools.combinations(range(len(scores)), len(test_index)))
+    hits = sum(1 for s in subsets if sum(ranks[i] for i in s) >= observed)
+    return Fraction(hits, len(subsets))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_sum_exact_against_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    N, k = int(rng.integers(6, 13)), int(rng.integers(1, 5))
+    scores = rng.integers(0, 4, size=N).astype(float)  # heavy ties, as multipliers at 0 and C
+    test_index = rng.choice(N, size=k, replace=False)
+    assert rank_sum_p_value(scores, test_index) == pytest.approx(
+        float(_brute_rank_sum_p(scores.tolist(), test_index.tolist())), abs=1e-15)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_rank_sum_exact_against_monte_carlo(k):
+    """The test's own Monte Carlo, and the library's, agree with the exact DP within 4 SE."""
+    rng = np.random.default_rng(k)
+    scores = np.r_[np.zeros(30), rng.exponential(size=40)]  # a tie block at 0
+    test_index = np.r_[rng.choice(30, 1), 30 + rng.choice(40, k - 1, replace=False)]
+    exact = rank_sum_p_value(scores, test_index)
+    ranks = tie_ranks(scores)
+    draws = 40_000
+    sums = np.array([ranks[rng.permutation(70)[:k]].sum() for _ in range(draws)])
+    se = math.sqrt(exact * (1 - exact) / draws)
+    assert abs(np.mean(sums >= ranks[test_index].sum()) - exact) <= 4 * se
+    assert abs(rank_sum_p_value_mc(scores, test_index, draws, rng) - exact) <= 4 * se
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rank_sum_k1_is_eq13(seed):
+    rng = np.random.default_rng(seed)
+    scores = rng.choice([0.0, 0.5, 1.0, 2.0, 3.5], size=25)
+    for j in range(25):
+        old = np.delete(scores, j)
+        assert rank_sum_p_value(scores, [j]) == pytest.approx(conformal.p_values(old, scores[j]),
+                                                               abs=1e-15)
+        assert rank_sum_p_value(scores, [j]) == pytest.approx(np.mean(scores >= scores[j]))
+
+
+def test_rank_sum_without_ties_is_exact_mann_whitney():
+    rng = np.random.default_rng(1)
+    scores = rng.normal(size=18)
+    test_index = np.array([2, 5, 11, 17])
+    train = np.delete(scores, test_index)
+    expected = mannwhitneyu(scores[test_index], train, alternative="greater", method="exact").pvalue
+    assert rank_sum_p_value(scores, test_index) == pytest.approx(expected, rel=1e-12)
+
+
+def test_rank_sum_counts_add_up_at_the_size_limit():
+    ranks = tie_ranks(np.r_[np.zeros(400), np.arange(110.0)])  # l = 500, k = 10
+    counts = rank_sum_counts(ranks, 10)
+    assert counts.sum() == pytest.approx(math.comb(510, 10), rel=1e-12)
+    small = rank_sum_counts(tie_ranks(np.arange(30.0)), 4)  # binom(30, 4) < 2^53: exact integers
+    assert small.sum() == math.comb(30, 4) and np.all(small == np.round(small))
+
+
+# --------------------------------------------------------------------------- validity
+
+
+def _validity_p_values(trials, classes, rng):
+    """p-value of the true label over independent splits: fresh bag, last example tested."""
+    per_class, d = 20 // classes + (classes == 3), 20
+    p_true = np.empty(trials)
+    for t in range(trials):
+        y = rng.permutation(np.repeat(np.arange(classes), per_class))
+        X = rng.normal(size=(y.size, d)) + 0.5 * np.eye(d)[y]
+        model = TransductiveSVM(kernel=linear_kernel).fit(X[:-1], y[:-1])
+        p_true[t] = model.predict_p(X[-1:])[0, y[-1]]
+    return p_true
+
+
+@pytest.mark.parametrize("classes,trials", [(2, 1000), (3, 300)])
+def test_validity_one_test_point_per_split(classes, trials):
+    """Error rate at eps within 3 binomial standard errors of eps, eps in {0.05, 0.1, 0.2}.
+
+    Each split is a fresh bag of 20 (two classes, 10 + 10) or 21 (three classes, 7 each)
+    Gaussian points in 20 dimensions, in random order; the last is the test point. The bag is
+    exchangeable; with at most 21 points in 20 dimensions every labelling is separable and the
+    multipliers are (almost surely) distinct on at least a fifth of the points, so the true
+    label's p-value is uniform on {1/N, ..., 1} (N = 20 or 21) and P(p <= eps) =
+    floor(eps N) / N, which is eps for N = 20 and within 0.01 of it for N = 21. Splits are
+    independent, so the number of errors is binomial and 3 standard errors is a two-sided 99.7%
+    band. An off-by-one count (p without the new example in its own bag) would err at
+    eps + 1/N, 7 standard errors away at eps = 0.05 with 1000 splits. For three classes the test
+    also guards the choice of strangeness: ranking the hypothesised class's multipliers of all
+    examples errs about a third of the time at eps = 0.2 (the chapter shows it).
+    """
+    p_true = _validity_p_values(trials, classes, np.random.default_rng(2026 + classes))
+    N = 20 if classes == 2 else 21
+    for eps in (0.05, 0.1, 0.2):
+        rate = np.floor(eps * N + 1e-9) / N
+        error = np.mean(p_true <= eps)
+        assert abs(error - eps) <= 3 * math.sqrt(eps * (1 - eps) / trials), eps
+        assert abs(error - rate) <= 3 * math.sqrt(rate * (1 - rate) / trials), eps
+
+
+# --------------------------------------------------------------------------- the estimator
+
+
+def test_non_separable_hard_margin_raises_and_soft_margin_flags_with_C():
+    X = np.array([[-2.0], [-1.5], [-1.0], [1.0], [1.5], [2.0]])
+    y = np.array([-1, -1, -1, 1, 1, 1])
+    x_new = np.array([[1.8]])  # deep in the +1 class: labelled -1 it cannot be separated
+    with pytest.raises(SolveError, match="not separable.*finite C") as info:
+        TransductiveSVM(kernel=linear_kernel).fit(X, y).predict_p(x_new)
+    assert info.value.status == "unbounded"
+    C = 0.5
+    hyp = TransductiveSVM(kernel=linear_kernel, C=C).fit(X, y).solve_hypotheses(x_new)
+    assert hyp.alpha_new[0, 0] == C  # the wrong label violates the margin: multiplier at C
+    alpha = fit_svm(linear_kernel(np.vstack([X, x_new])), np.r_[y, -1.0], C, "libsvm").alpha
+    assert hyp.p_values[0, 0] == (np.sum(alpha[:-1] == C) + 1) / 7
+    assert hyp.p_values[0, 1] == 1.0 and hyp.alpha_new[0, 1] == 0.0
+
+
+@pytest.mark.parametrize("kind,seed", [("soft", 1), ("hard", 0)])
+def test_reusing_the_training_svm_changes_nothing(kind, seed):
+    """Test examples outside the training SVM's margin are not solved; the answers agree."""
+    X, y, X_test = _overlapping(seed, n=40, m=8)  # the RBF kernel separates any labelling
+    C = 1.0 if kind == "soft" else np.inf
+    fast, full = (TransductiveSVM(kernel=RBF, C=C, reuse_outside_margin=r).fit(X, y)
+                  .solve_hypotheses(X_test) for r in (True, False))
+    assert np.array_equal(fast.p_values, full.p_values)
+    assert np.allclose(fast.w_norm_squared, full.w_norm_squared, rtol=1e-5)
+    assert np.any(fast.p_values == 1.0)  # some test examples were outside the margin
+
+
+def test_inductive_svm_and_non_separable_training_set():
+    X, y, X_test = _overlapping(2, n=30, m=5)
+    model = TransductiveSVM(kernel=RBF, C=1.0).fit(X, y)
+    sol = fit_svm(RBF(X), np.where(y > 0, 1.0, -1.0), 1.0, "libsvm")
+    assert np.allclose(model.inductive_decision_function(X_test),
+                       sol.decision_function(RBF(X_test, X)), atol=1e-6)
+    X1, y1 = np.array([[0.0], [1.0], [2.0]]), np.array([1, -1, 1])
+    with pytest.raises(SolveError, match="the training set is not separable"):
+        TransductiveSVM(kernel=linear_kernel).fit(X1, y1)
+
+
+def test_three_classes():
+    X, y, X_test = _overlapping(11, n=60, m=30, classes=3)
+    X, X_test = 2.0 * X, 2.0 * X_test
+    model = TransductiveSVM(kernel=RBF, C=1.0).fit(X, y)
+    P = model.predict_p(X_test)
+    assert P.shape == (30, 3) and np.all((P > 0) & (P <= 1))
+    labels, confidence, credibility = model.predict_confidence(X_test)
+    assert np.array_equal(labels, model.classes_[np.argmax(P, axis=1)])
+    assert np.allclose(credibility, P.max(axis=1))
+    assert np.array_equal(model.predict_set(X_test, 0.1), P > 0.1)
+    assert set(margin_transduction(model, X_test[:3])) <= set(model.classes_)
+
+
+def test_margin_transduction_against_brute_force():
+    X, y, X_test = _overlapping(4, n=30, m=2)
+    model = TransductiveSVM(kernel=RBF, C=1.0).fit(X, y)
+    best, best_w2 = None, np.inf
+    for labels in itertools.product((-1.0, 1.0), repeat=2):
+        K = RBF(np.vstack([X, X_test]))
+        w2 = fit_svm(K, np.r_[y, labels], 1.0, "cvxpy").w_norm_squared
+        if w2 < best_w2:
+            best, best_w2 = labels, w2
+    assert margin_transduction(model, X_test, joint=True).tolist() == list(best)
+    single = margin_transduction(model, X_test)
+    assert single.shape == (2,) and set(single) <= {-1, 1}
+
+
+def test_estimator_interface_and_kernel_reuse():
+    X, y, X_test = _overlapping(5, n=25, m=4)
+    names = np.where(y > 0, "eight", "other")
+    shapes = []
+
+    def counting_kernel(A, B):
+        shapes.append((A.shape[0], B.shape[0]))
+        return RBF(A, B)
+
+    model = TransductiveSVM(kernel=counting_kernel, C=1.0).fit(X, names)
+    assert shapes == [(25, 25)]
+    labels, conf, cred = model.predict_confidence(X_test)
+    assert set(labels) <= {"eight", "other"} and np.all(conf <= 1) and np.all(cred > 0)
+    assert (25, 25) not in shapes[1:]  # the training Gram matrix is never recomputed
+    copy = clone(model)
+    assert copy.get_params()["C"] == 1.0 and not hasattr(copy, "gram_")
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def _fitted():
+    X, y, X_test = _overlapping(0, n=20, m=12)
+    return TransductiveSVM(kernel=RBF, C=1.0, max_joint=3).fit(X, y), X_test
+
+
+def _non_psd_on_test(A, B):
+    """Linear kernel with the diagonal entry of a single test example made too small."""
+    K = linear_kernel(A, B)
+    return K - 5.0 if A.shape[0] == 1 and A is B else K
+
+
+X_BAD = np.array([[0.0, 1.0], [np.nan, 2.0], [1.0, 0.0]])
+CASES = [
+    ("k above the limit", lambda: _fitted()[0].predict_p_joint(_fitted()[1][:4]), "X"),
+    ("NaN in training X", lambda: TransductiveSVM().fit(X_BAD, [1, -1, 1]), "X"),
+    ("NaN in test X", lambda: _fitted()[0].predict_p(X_BAD), "X"),
+    ("NaN in y", lambda: TransductiveSVM().fit(np.eye(3), [1.0, np.nan, -1.0]), "y"),
+    ("one class", lambda: TransductiveSVM().fit(np.eye(3), [1, 1, 1]), "y"),
+    ("y too short", lambda: TransductiveSVM().fit(np.eye(3), [1, -1]), "y"),
+    ("significance 0", lambda: _fitted()[0].predict_set(_fitted()[1], 0.0), "significance"),
+    ("significance 1", lambda: _fitted()[0].predict_set(_fitted()[1], 1.0), "significance"),
+    ("significance 1.5", lambda: _fitted()[0].predict_set(_fitted()[1], 1.5), "significance"),
+    ("significance NaN", lambda: _fitted()[0].predict_set(_fitted()[1], np.nan), "significance"),
+    ("features mismatch", lambda: _fitted()[0].predict_p(np.ones((2, 3))), "X"),
+    ("C negative", lambda: TransductiveSVM(C=-1.0).fit(np.eye(2), [1, -1]), "C"),
+    ("unknown solver", lambda: TransductiveSVM(solver="osqp").fit(np.eye(2), [1, -1]), "solver"),
+    ("max_joint zero", lambda: TransductiveSVM(max_joint=0).fit(np.eye(2), [1, -1]), "max_joint"),
+    ("kernel not callable", lambda: TransductiveSVM(kernel="rbf").fit(np.eye(2), [1, -1]),
+     "kernel"),
+    ("kernel not PSD", lambda: TransductiveSVM(kernel=lambda A, B: -linear_kernel(A, B))
+     .fit(np.eye(2), [1, -1]), "kernel"),
+    ("augmented kernel not PSD", lambda: TransductiveSVM(kernel=_non_psd_on_test)
+     .fit(np.eye(3), [1, -1, 1]).predict_p(np.array([[1.0, 1.0, 0.0]])), "kernel"),
+    ("kernel wrong shape", lambda: TransductiveSVM(kernel=lambda A, B: np.eye(2))
+     .fit(np.eye(3), [1, -1, 1]), "kernel"),
+    ("joint with three classes", lambda: TransductiveSVM(kernel=RBF, C=1.0)
+     .fit(np.eye(3), [0, 1, 2]).predict_p_joint(np.eye(3)[:1]), "X"),
+    ("test_index repeated", lambda: rank_sum_p_value([1.0, 2.0, 3.0], [0, 0]), "test_index"),
+    ("test_index out of range", lambda: rank_sum_p_value([1.0, 2.0], [2]), "test_index"),
+    ("scores NaN", lambda: rank_sum_p_value([1.0, np.nan], [0]), "scores"),
+    ("k too large", lambda: rank_sum_counts([1, 2, 3], 4), "k"),
+]
+
+
+@pytest.mark.parametrize("call,name", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}:"):
+        call()
+
+
+def test_joint_limit_is_settable():
+    model, X_test = _fitted()
+    assert model.solve_joint(X_test[:3]).p_values.shape == (8,)
+    with pytest.raises(ValueError, match=r"^X: 4 test examples need 2\^4 = 16"):
+        model.solve_joint(X_test[:4])
+    assert model.set_params(max_joint=4).solve_joint(X_test[:4]).labellings.shape == (16, 4)
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+def test_protocol_same_runs_for_one_and_two_jobs():
+    from svmtrust.experiments import transduction as protocol
+
+    one = protocol.table2_runs(runs=3, sizes=(20, 40), n_jobs=1, progress=False)
+    two = protocol.table2_runs(runs=3, sizes=(20, 40), n_jobs=2, progress=False)
+    assert one.equals(two) and len(one) == 6
+    table = protocol.table2(one)
+    assert table.shape[0] == 6 and (table["paper_errors"] > 0).all()
+    assert (table["low"] <= table["rate"]).all() and (table["rate"] <= table["high"]).all()
