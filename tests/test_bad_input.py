@@ -6,6 +6,7 @@ import pytest
 from svmtrust import conformal
 from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from svmtrust.svm import SolveError, fit_svm
+from svmtrust.validation import check_class_labels
 from svmtrust.experiments import parallel_map, run_chapter
 
 X = np.random.default_rng(0).normal(size=(8, 2))
@@ -46,6 +47,15 @@ CASES = [
     ("C NaN", lambda: fit_svm(K, Y, C=np.nan), "C"),
     ("C string", lambda: fit_svm(K, Y, C="big"), "C"),
     ("unknown solver", lambda: fit_svm(K, Y, solver="osqp"), "solver"),
+    ("class labels 2-D", lambda: check_class_labels(np.zeros((4, 1)), 4), "y"),
+    ("class labels short", lambda: check_class_labels(["a", "b"], 3), "y"),
+    ("class labels NaN", lambda: check_class_labels([1.0, np.nan, 2.0], 3), "y"),
+    ("class labels None", lambda: check_class_labels(np.array(["a", None], dtype=object), 2), "y"),
+    ("class labels one class", lambda: check_class_labels(["a", "a"], 2), "y"),
+    ("tol zero", lambda: fit_svm(K, Y, 1.0, "libsvm", tol=0.0), "tol"),
+    ("tol NaN", lambda: fit_svm(K, Y, 1.0, "libsvm", tol=np.nan), "tol"),
+    ("tol string", lambda: fit_svm(K, Y, 1.0, "libsvm", tol="1e-3"), "tol"),
+    ("tol with cvxpy", lambda: fit_svm(K, Y, 1.0, "cvxpy", tol=1e-3), "tol"),
     ("X NaN in kernel", lambda: rbf_kernel(_nan(X)), "X"),
     ("Z width mismatch", lambda: linear_kernel(X, np.ones((3, 5))), "Z"),
     ("gamma <= 0", lambda: rbf_kernel(X, gamma=0.0), "gamma"),
@@ -88,3 +98,8 @@ def test_nearly_psd_kernel_is_accepted():
     K2 = (V * w) @ V.T
     K2 = (K2 + K2.T) / 2
     assert fit_svm(K2, Y, C=1.0).status == "optimal"
+
+
+def test_class_labels_of_any_type():
+    classes, index = check_class_labels(np.array(["cat", "dog", "cat", "emu"]), 4)
+    assert list(classes) == ["cat", "dog", "emu"] and list(index) == [0, 1, 0, 2]

@@ -14,6 +14,7 @@ from svmtrust.kernels import rbf_kernel
 from svmtrust.nonconformity_selection import (
     CS,
     GAMMAS,
+    SELECTION_TOL,
     CrossValidationSelector,
     NonconformityModelSelector,
     TestMarginSelector,
@@ -132,9 +133,9 @@ def test_estimator_bound_is_epsilon_plus_constant():
 # --------------------------------------------------------------------------- naive grid loops
 
 
-def _naive_models(X, y, gammas, Cs):
+def _naive_models(X, y, gammas, Cs, tol=SELECTION_TOL):
     """One kernel and one fit per model, no sharing."""
-    return [(g, fit_svm(rbf_kernel(X, gamma=g), y, c, solver="libsvm", check_kernel=False))
+    return [(g, fit_svm(rbf_kernel(X, gamma=g), y, c, solver="libsvm", check_kernel=False, tol=tol))
             for g in gammas for c in Cs]
 
 
@@ -149,6 +150,10 @@ def test_nonconformity_selector_agrees_with_naive_loop():
     margins = np.array([y[va] * s.decision_function(rbf_kernel(X[va], X[tr], g)) for g, s in models])
     values = np.array([s.decision_function(rbf_kernel(X_test, X[tr], g)) for g, s in models])
     assert np.allclose(margins, model.validation_margins_, atol=1e-10)
+    # libsvm's default tolerance moves the margins only in the third decimal
+    accurate = _naive_models(X[tr], y[tr], SMALL_GAMMAS, SMALL_CS, tol=None)
+    exact = np.array([y[va] * s.decision_function(rbf_kernel(X[va], X[tr], g)) for g, s in accurate])
+    assert np.max(np.abs(exact - model.validation_margins_)) <= 5e-3
     naive_eps = _brute_epsilon(margins, values)
     epsilon, _, y_crit = model.epsilon_crit_(X_test)
     assert np.allclose(epsilon, naive_eps)
@@ -169,13 +174,14 @@ def test_cross_validation_agrees_with_naive_loop():
         for j, c in enumerate(SMALL_CS):
             for train, test in folds:
                 s = fit_svm(rbf_kernel(X[train], gamma=g), y[train], c, solver="libsvm",
-                            check_kernel=False)
+                            check_kernel=False, tol=SELECTION_TOL)
                 f = s.decision_function(rbf_kernel(X[test], X[train], g))
                 errors[i, j] += np.sum(np.where(f >= 0, 1.0, -1.0) != y[test])
     assert np.array_equal(cv.cv_errors_, errors)
     best = np.unravel_index(np.argmin(errors), errors.shape)
     assert (cv.best_gamma_, cv.best_C_) == (SMALL_GAMMAS[best[0]], SMALL_CS[best[1]])
-    s = fit_svm(rbf_kernel(X, gamma=cv.best_gamma_), y, cv.best_C_, solver="libsvm")
+    s = fit_svm(rbf_kernel(X, gamma=cv.best_gamma_), y, cv.best_C_, solver="libsvm",
+                tol=SELECTION_TOL)
     X_test = _data(30, seed=5)[0]
     f = s.decision_function(rbf_kernel(X_test, X, cv.best_gamma_))
     assert np.array_equal(cv.predict(X_test), np.where(f >= 0, 1.0, -1.0))

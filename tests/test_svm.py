@@ -174,3 +174,20 @@ def test_solve_error_survives_pickling():
     assert isinstance(err, SolveError)
     assert (err.solver, err.status, err.detail) == ("cvxpy", "unbounded", "not separable")
     assert str(err) == "cvxpy solve failed with status 'unbounded': not separable"
+
+
+@pytest.mark.parametrize("kind,seed", [("soft", 3), ("unbalanced", 1), ("poly", 2)])
+def test_loose_libsvm_tolerance_is_libsvm_default(kind, seed):
+    """``tol`` is handed to libsvm as it is: the multipliers are SVC's at that tolerance, and
+    the dual value can only fall short of the exact optimum, by little (a KKT violation of at
+    most ``tol`` per example costs at most ``tol * C`` each in the dual)."""
+    K, y, C = random_problem(kind, seed)
+    C = 1.0 if np.isinf(C) else C
+    loose = fit_svm(K, y, C, "libsvm", tol=1e-3)
+    model = SVC(C=C, kernel="precomputed", tol=1e-3).fit(K, y)
+    alpha = np.zeros(len(y))
+    alpha[model.support_] = np.abs(model.dual_coef_[0])
+    assert np.allclose(loose.alpha, categorise(alpha, C)[0], rtol=0, atol=1e-12)
+    exact = fit_svm(K, y, C, "cvxpy")
+    assert loose.objective <= exact.objective + 1e-9 * abs(exact.objective)
+    assert exact.objective - loose.objective <= 1e-3 * C * len(y)

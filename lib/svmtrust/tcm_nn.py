@@ -47,7 +47,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from threadpoolctl import threadpool_limits
 
 from . import conformal
-from .validation import check_array
+from .validation import check_array, check_class_labels
 
 __all__ = ["TCMNearestNeighbours", "strangeness", "paired_distances"]
 
@@ -393,27 +393,6 @@ def _check_n_jobs(n_jobs) -> int:
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
 
-def _check_labels(y, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(classes, index of each label in classes)`` for any labels, as scikit-learn.
-
-    Raises
-    ------
-    ValueError
-        Naming ``y``: not 1-D, wrong length, NaN, or a single class.
-    """
-    labels = np.asarray(y)
-    if labels.ndim != 1 or labels.shape[0] != n:
-        raise ValueError(f"y: expected {n} labels in a 1-D array, got shape {labels.shape}")
-    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
-        raise ValueError("y: contains NaN or infinite labels")
-    if labels.dtype.kind == "O" and any(v is None or v != v for v in labels):
-        raise ValueError("y: contains missing labels (None or NaN)")
-    classes, index = np.unique(labels, return_inverse=True)
-    if classes.size < 2:
-        raise ValueError(f"y: at least two classes are needed, found {classes.size}")
-    return classes, index
-
-
 def _check_finite_distances(X: np.ndarray, name: str) -> None:
     """Reject coordinates so large that squared distances would overflow."""
     if np.max(np.abs(X)) > np.sqrt(FLOAT_MAX / (4.0 * X.shape[1])):
@@ -485,7 +464,7 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         block = _check_positive_int(self.block_size, "block_size")
         X = check_array(X, "X", ndim=2)
         _check_finite_distances(X, "X")
-        classes, index = _check_labels(y, X.shape[0])
+        classes, index = check_class_labels(y, X.shape[0])
         counts = np.bincount(index)
         if counts.min() < k + 1:
             raise ValueError(

@@ -59,6 +59,7 @@ from .validation import (
     PSD_TOL,
     check_array,
     check_C,
+    check_class_labels,
     check_kernel_matrix,
 )
 
@@ -309,20 +310,6 @@ class JointHypotheses:
 # --------------------------------------------------------------------------- the estimator
 
 
-def _check_labels(y, n: int) -> np.ndarray:
-    """Validate class labels of any type: 1-D, ``n`` of them, finite, two classes at least."""
-    labels = np.asarray(y)
-    if labels.ndim != 1:
-        raise ValueError(f"y: expected 1 dimension, got shape {labels.shape}")
-    if labels.shape[0] != n:
-        raise ValueError(f"y: has {labels.shape[0]} labels for {n} examples")
-    if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
-        raise ValueError("y: contains NaN or infinite values")
-    if np.unique(labels).size < 2:
-        raise ValueError("y: at least two classes are needed, found one only")
-    return labels
-
-
 class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
     """Transductive SVM with p-values, confidence and credibility (Saunders et al. 1999).
 
@@ -404,8 +391,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """
         self._check_params()
         X = check_array(X, "X", ndim=2)
-        labels = _check_labels(y, X.shape[0])
-        self.classes_, self.codes_ = np.unique(labels, return_inverse=True)
+        self.classes_, self.codes_ = check_class_labels(y, X.shape[0])
         gram = check_kernel_matrix(self._kernel_block(X, X), "kernel")
         self.gram_ = (gram + gram.T) / 2.0
         # K + delta I = L L^T; every augmented matrix is checked through its Schur complement.

@@ -73,6 +73,44 @@ def check_binary_labels(y, name: str = "y", n: int | None = None) -> np.ndarray:
     return labels
 
 
+def check_class_labels(y, n: int, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes, index)`` for class labels of any type, as ``numpy.unique`` does.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Labels of any sortable type (numbers, strings, ...), at least two classes.
+    n : int
+        The required length (the number of examples).
+    name : str
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    classes : ndarray
+        The sorted distinct labels.
+    index : ndarray of int, shape (n,)
+        Position of each label in ``classes``.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is not 1-D, has a length other than ``n``, holds NaN, infinite or missing
+        labels, or a single class.
+    """
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.shape[0] != n:
+        raise ValueError(f"{name}: expected {n} labels in a 1-D array, got shape {labels.shape}")
+    if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
+        raise ValueError(f"{name}: contains NaN or infinite labels")
+    if labels.dtype.kind == "O" and any(v is None or v != v for v in labels):
+        raise ValueError(f"{name}: contains missing labels (None or NaN)")
+    classes, index = np.unique(labels, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(f"{name}: at least two classes are needed, found {classes.size}")
+    return classes, index
+
+
 def check_C(C) -> float:
     """Return the box constraint as a float; ``numpy.inf`` means a hard margin.
 
