@@ -156,3 +156,28 @@ def test_protocol_same_results_for_n_jobs():
         two = parallel_map(task, tasks, seed=4, n_jobs=2, progress=False)
         assert one == two
         assert len({row["pi_hat"] for rows in one for row in rows}) > 1  # distinct draws
+
+
+def test_table1_statistics_and_text():
+    """Table 1's mean and Student-t half-width, in percent, on hand-made replicates."""
+    import pandas as pd
+    from scipy import stats
+
+    from svmtrust.experiments import discrepancy as protocol
+
+    values = np.array([0.10, 0.12, 0.14, 0.16])
+    rows = pd.DataFrame({
+        "stage": "table", "l": 20, "w_max": 0.3, "BL": values, "UL": values - 0.01,
+        "pi_hat": values / 2, "pi_hat_cv": values / 4, "UL_md_negative": [0.0, 0.0, 0.5, 0.0],
+        "BL_md_min": [0.2, 0.1, 0.3, 0.4], "n_peeled": 1, "n_peeled_shuffles": 2.0,
+    })
+    t1 = protocol.table1(rows)
+    half = stats.t.ppf(0.975, 3) * 100 * values.std(ddof=1) / 2
+    assert t1.loc[20, "BL"] == pytest.approx(13.0) and t1.loc[20, "BL_ci"] == pytest.approx(half)
+    assert t1.loc[20, "UL"] == pytest.approx(12.0) and t1.loc[20, "pi_hat"] == pytest.approx(6.5)
+    assert t1.loc[20, "UL_md_negative_%"] == pytest.approx(12.5)
+    assert t1.loc[20, "BL_md_min"] == pytest.approx(0.1)
+    assert t1.loc[20, "paper_BL"] == 32.5
+    text = protocol.table1_text(rows)
+    assert text.loc[20, "BL book"] == f"13.0 ± {half:.1f}"
+    assert text.loc[20, "BL paper"] == "32.5 ± 1.2"

@@ -186,3 +186,22 @@ def table1(results: pd.DataFrame) -> pd.DataFrame:
     ours = pd.DataFrame(rows).set_index("l")
     paper = PAPER_TABLE1.add_prefix("paper_")
     return ours.join(paper, how="left")
+
+
+def table1_text(results: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 for reading: ``mean ± half-width`` strings, the paper's columns beside ours.
+
+    Columns: the radius, BL, UL and ``pi_hat`` (paper, then book), the percentage of UL shuffles
+    with a negative MD and the smallest peeled MD (see :func:`table1`).
+    """
+    t1 = table1(results)
+    out = pd.DataFrame({"w_max": t1["w_max"]})
+    for col, name in (("BL", "BL"), ("UL", "UL"), ("pi_hat", "pi")):
+        for who, prefix in (("paper", "paper_"), ("book", "")):
+            out[f"{name} {who}"] = [
+                "" if np.isnan(m) else f"{m:.1f} ± {h:.1f}"
+                for m, h in zip(t1[prefix + col], t1[prefix + col + "_ci"])
+            ]
+    out["UL neg. %"] = t1["UL_md_negative_%"].round(1)
+    out["BL min MD"] = t1["BL_md_min"].round(3)
+    return out
