@@ -47,11 +47,11 @@ CASES = [
     ("C NaN", lambda: fit_svm(K, Y, C=np.nan), "C"),
     ("C string", lambda: fit_svm(K, Y, C="big"), "C"),
     ("unknown solver", lambda: fit_svm(K, Y, solver="osqp"), "solver"),
-    ("class labels 2-D", lambda: check_class_labels(np.zeros((4, 1)), 4), "y"),
-    ("class labels short", lambda: check_class_labels(["a", "b"], 3), "y"),
-    ("class labels NaN", lambda: check_class_labels([1.0, np.nan, 2.0], 3), "y"),
-    ("class labels None", lambda: check_class_labels(np.array(["a", None], dtype=object), 2), "y"),
-    ("class labels one class", lambda: check_class_labels(["a", "a"], 2), "y"),
+    ("class labels 2-D", lambda: check_class_labels(np.zeros((4, 1)), n=4), "y"),
+    ("class labels short", lambda: check_class_labels(["a", "b"], n=3), "y"),
+    ("class labels NaN", lambda: check_class_labels([1.0, np.nan, 2.0], n=3), "y"),
+    ("class labels None", lambda: check_class_labels(np.array(["a", None], dtype=object), n=2), "y"),
+    ("class labels one class", lambda: check_class_labels(["a", "a"], n=2), "y"),
     ("tol zero", lambda: fit_svm(K, Y, 1.0, "libsvm", tol=0.0), "tol"),
     ("tol NaN", lambda: fit_svm(K, Y, 1.0, "libsvm", tol=np.nan), "tol"),
     ("tol string", lambda: fit_svm(K, Y, 1.0, "libsvm", tol="1e-3"), "tol"),
@@ -101,5 +101,5 @@ def test_nearly_psd_kernel_is_accepted():
 
 
 def test_class_labels_of_any_type():
-    classes, index = check_class_labels(np.array(["cat", "dog", "cat", "emu"]), 4)
+    classes, index = check_class_labels(np.array(["cat", "dog", "cat", "emu"]), n=4)
     assert list(classes) == ["cat", "dog", "emu"] and list(index) == [0, 1, 0, 2]

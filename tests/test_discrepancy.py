@@ -3,7 +3,9 @@
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import pytest
+from scipy import stats
 
 from svmtrust.discrepancy import (
     exact_min_soft_loss,
@@ -12,6 +14,8 @@ from svmtrust.discrepancy import (
     peeled_soft_loss_bounds,
     soft_loss,
 )
+from svmtrust.experiments import discrepancy as protocol
+from svmtrust.experiments import parallel_map
 from svmtrust.kernels import linear_kernel, rbf_kernel
 from svmtrust.svm import fit_svm
 
@@ -146,9 +150,6 @@ def test_bad_input(call, name):
 def test_protocol_same_results_for_n_jobs():
     """Both stages of the Table 1 protocol give identical rows with one worker and with two:
     every task draws from its own seeded generator, whichever process runs it."""
-    from svmtrust.experiments import discrepancy as protocol
-    from svmtrust.experiments import parallel_map
-
     stages = [(protocol._select_task, [(20, i, 3) for i in range(3)]),
               (protocol._table_task, [(20, i, 3, 1.0, 3) for i in range(3)])]
     for task, tasks in stages:
@@ -159,17 +160,14 @@ def test_protocol_same_results_for_n_jobs():
 
 
 def test_table1_statistics_and_text():
-    """Table 1's mean and Student-t half-width, in percent, on hand-made replicates."""
-    import pandas as pd
-    from scipy import stats
-
-    from svmtrust.experiments import discrepancy as protocol
-
+    """Table 1's mean and Student-t half-width, in percent, on hand-made replicates, and the
+    bound-against-CV comparison of the radius."""
     values = np.array([0.10, 0.12, 0.14, 0.16])
     rows = pd.DataFrame({
         "stage": "table", "l": 20, "w_max": 0.3, "BL": values, "UL": values - 0.01,
         "pi_hat": values / 2, "pi_hat_cv": values / 4, "UL_md_negative": [0.0, 0.0, 0.5, 0.0],
         "BL_md_min": [0.2, 0.1, 0.3, 0.4], "n_peeled": 1, "n_peeled_shuffles": 2.0,
+        "w_max_cv": [1.0, 0.7, 1.0, 0.45], "pi_hat_plain": values / 3,
     })
     t1 = protocol.table1(rows)
     half = stats.t.ppf(0.975, 3) * 100 * values.std(ddof=1) / 2
@@ -181,3 +179,6 @@ def test_table1_statistics_and_text():
     text = protocol.table1_text(rows)
     assert text.loc[20, "BL book"] == f"13.0 ± {half:.1f}"
     assert text.loc[20, "BL paper"] == "32.5 ± 1.2"
+    cv = protocol.cv_comparison(rows)
+    assert cv.loc[20, "w_max_bound"] == 0.3 and cv.loc[20, "w_max_cv_median"] == 0.85
+    assert cv.loc[20, "pi_bound"] == pytest.approx(13.0 / 3) and cv.loc[20, "pi_cv"] == pytest.approx(3.25)

@@ -25,7 +25,14 @@ import cvxpy as cp
 import numpy as np
 
 from .svm import SolveError, kernel_factor
-from .validation import check_array, check_binary_labels, check_kernel_matrix
+from .validation import (
+    check_array,
+    check_binary_labels,
+    check_integer,
+    check_kernel_matrix,
+    check_positive,
+    check_significance,
+)
 
 #: A support vector is critical when ``y f(x) < -1 - CRITICAL_TOL``: the margins of an
 #: interior-point solution carry errors far below this, and a point exactly at ``y f(x) = -1``
@@ -63,17 +70,6 @@ def soft_loss(margins) -> np.ndarray:
     if np.any(np.isnan(m)):
         raise ValueError("margins: contains NaN values")
     return np.where(m <= -1.0, 1.0, np.maximum(0.0, 1.0 - m) / 2.0)
-
-
-def check_w_max(w_max) -> float:
-    """Return ``w_max`` as a positive finite float, or raise ``ValueError`` naming it."""
-    try:
-        value = float(w_max)
-    except (TypeError, ValueError):
-        raise ValueError(f"w_max: expected a positive number, got {w_max!r}") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"w_max: must be positive and finite, got {w_max!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -214,7 +210,7 @@ def _check_inputs(X, y, w_max):
     """Validate the training points, labels and ``w_max`` shared by the public functions."""
     X = check_array(X, "X", ndim=2)
     y = check_binary_labels(y, "y", n=X.shape[0])
-    return X, y, check_w_max(w_max)
+    return X, y, check_positive(w_max, "w_max")
 
 
 def fit_bounded_w(X, y, w_max, kernel=None):
@@ -341,8 +337,7 @@ def peeled_soft_loss_bounds(X, y, w_max, kernel=None):
 
 def delta_term(l: int, delta: float = DEFAULT_DELTA) -> float:
     """The confidence term ``3 sqrt(-log(delta / 2) / (2 l))`` of eq. (5)."""
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta: must lie in (0, 1), got {delta!r}")
+    delta = check_significance(delta, "delta")
     return 3.0 * float(np.sqrt(-np.log(delta / 2.0) / (2.0 * l)))
 
 
@@ -449,9 +444,7 @@ def maximal_discrepancy(X, y, w_max, n_shuffles=30, seed=0, bounded=True, kernel
     """
     X, y, w_max = _check_inputs(X, y, w_max)
     _check_even(len(y))
-    if isinstance(n_shuffles, bool) or not isinstance(n_shuffles, (int, np.integer)) \
-            or n_shuffles < 1:
-        raise ValueError(f"n_shuffles: must be a positive integer, got {n_shuffles!r}")
+    check_integer(n_shuffles, "n_shuffles")
     rep = represent(X, kernel)
     train, shuffles = discrepancy_runs(rep, y, w_max, n_shuffles, np.random.default_rng(seed))
     return summarise_runs(rep, train, shuffles, bounded, w_max, delta)

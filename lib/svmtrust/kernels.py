@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_array
+from .validation import check_array, check_positive
 
 
 def _pair(X, Z):
@@ -67,8 +67,7 @@ def polynomial_kernel(X, Z=None, degree=3, scale=1.0):
     """
     if int(degree) != degree or degree < 1:
         raise ValueError(f"degree: must be a positive integer, got {degree!r}")
-    if not np.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale: must be positive and finite, got {scale!r}")
+    scale = check_positive(scale, "scale")
     X, Zc = _pair(X, Z)
     K = (X @ Zc.T) ** int(degree) / float(scale)
     return _symmetrise_if_square(K, Z is None)
@@ -93,8 +92,7 @@ def rbf_kernel(X, Z=None, gamma=1.0):
     ndarray of shape (n, m)
         Entries in (0, 1], with ones on the diagonal when ``Z`` is omitted.
     """
-    if not np.isfinite(gamma) or gamma <= 0:
-        raise ValueError(f"gamma: must be positive and finite, got {gamma!r}")
+    gamma = check_positive(gamma, "gamma")
     X, Zc = _pair(X, Z)
     sq = (
         np.sum(X**2, axis=1)[:, None]

@@ -37,7 +37,7 @@ from sklearn.model_selection import StratifiedKFold
 from . import conformal
 from .kernels import rbf_kernel
 from .svm import SolveError, SVMSolution, fit_svm
-from .validation import check_array, check_binary_labels, check_significance
+from .validation import check_array, check_binary_labels, check_integer, check_significance
 
 __all__ = [
     "GAMMAS",
@@ -70,9 +70,9 @@ MARGINS = ("functional", "geometric")
 
 #: libsvm's stopping tolerance for every model of a grid: libsvm's own default ``eps``, the
 #: setting of the paper's LibSVM 2.85 runs. The accurate default of :func:`svmtrust.svm.fit_svm`
-#: (1e-9 relative to ``C``) costs 2-3 times as long on the large-C models that dominate a grid and
-#: makes their cost grow faster with the training size, for decision values that differ in the
-#: third decimal.
+#: (1e-9 relative to ``C mean(diag K)``) made a Pima grid (n = 641) 2.6 times as slow, the
+#: large-C models that dominate a grid most of all, for decision values that differ in the third
+#: decimal.
 SELECTION_TOL = 1e-3
 
 #: The constant of Theorem 4.1 (Devroye, Gyorfi & Lugosi 1996), as the paper states it.
@@ -99,15 +99,6 @@ def _check_data(X, y) -> tuple[np.ndarray, np.ndarray]:
     """Features (finite, 2-D) and labels (in {-1, +1}, both present) of equal length."""
     X = check_array(X, "X", ndim=2)
     return X, check_binary_labels(y, "y", n=X.shape[0])
-
-
-def _check_positive_int(value, name: str, low: int, high: int) -> int:
-    """An integer in ``[low, high]``, else a ``ValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}: must be an integer, got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name}: must lie in [{low}, {high}] for these data, got {value}")
-    return int(value)
 
 
 # --------------------------------------------------------------------------- the grid of SVMs
@@ -297,18 +288,10 @@ def vc_deviation(m, d, delta) -> float:
     -------
     float
     """
-    m = _check_positive_int(m, "m", 1, np.iinfo(np.int64).max)
-    d = _check_positive_int(d, "d", 1, m)
-    delta = _check_delta(delta)
+    m = check_integer(m, "m")
+    d = check_integer(d, "d", 1, m)
+    delta = check_significance(delta, "delta")
     return VC_CONSTANT * float(np.sqrt((d * np.log(np.e * m / d) + np.log(8.0 / delta)) / m))
-
-
-def _check_delta(delta) -> float:
-    """A confidence parameter in (0, 1)."""
-    try:
-        return check_significance(delta)
-    except ValueError:
-        raise ValueError(f"delta: must lie in (0, 1), got {delta!r}") from None
 
 
 def nonconformity_bound(epsilon_crit, n, n_models, delta) -> np.ndarray:
@@ -332,8 +315,8 @@ def nonconformity_bound(epsilon_crit, n, n_models, delta) -> np.ndarray:
     ndarray
         Same shape as ``epsilon_crit``; it can exceed 1, where it says nothing.
     """
-    n_models = _check_positive_int(n_models, "n_models", 1, np.iinfo(np.int64).max)
-    deviation = vc_deviation(n, 1, _check_delta(delta) / n_models)
+    n_models = check_integer(n_models, "n_models")
+    deviation = vc_deviation(n, 1, check_significance(delta, "delta") / n_models)
     return np.asarray(epsilon_crit, dtype=np.float64) + deviation
 
 
@@ -397,7 +380,7 @@ class NonconformityModelSelector(_GridEstimator):
         gammas, Cs = self._grid()
         n = self.validation_size
         n = default_validation_size(len(y)) if n is None else n
-        n = _check_positive_int(n, "validation_size", 1, len(y) - 2)
+        n = check_integer(n, "validation_size", 1, len(y) - 2)
         order = np.random.default_rng(self.seed).permutation(len(y))
         self.validation_index_, self.train_index_ = np.sort(order[:n]), np.sort(order[n:])
         train = self.train_index_
@@ -491,7 +474,7 @@ class CrossValidationSelector(_GridEstimator):
         X, y = _check_data(X, y)
         gammas, Cs = self._grid()
         smaller = int(min(np.sum(y > 0), np.sum(y < 0)))
-        folds = _check_positive_int(self.folds, "folds", 2, max(2, smaller))
+        folds = check_integer(self.folds, "folds", 2, max(2, smaller))
         if smaller < 2:
             raise ValueError("y: each class needs at least 2 examples for cross-validation")
         splitter = StratifiedKFold(folds, shuffle=True, random_state=self.seed)

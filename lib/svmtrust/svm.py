@@ -25,7 +25,13 @@ import scipy.sparse.csgraph
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from .validation import check_array, check_binary_labels, check_C, check_kernel_matrix
+from .validation import (
+    check_array,
+    check_binary_labels,
+    check_C,
+    check_kernel_matrix,
+    check_positive,
+)
 
 #: Relative tolerance that decides support. A multiplier is zero when it is at most
 #: ``SUPPORT_TOL * max(alpha)`` and at the bound when it is at least ``(1 - SUPPORT_TOL) * C``;
@@ -216,11 +222,7 @@ def _check_tol(tol, solver):
         return None
     if solver != "libsvm":
         raise ValueError(f"tol: applies to solver='libsvm' only, got solver={solver!r}")
-    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)):
-        raise ValueError(f"tol: must be a positive number, got {tol!r}")
-    if not (np.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol: must be positive and finite, got {tol!r}")
-    return float(tol)
+    return check_positive(tol, "tol")
 
 
 def kernel_factor(K) -> np.ndarray:

@@ -47,7 +47,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from threadpoolctl import threadpool_limits
 
 from . import conformal
-from .validation import check_array, check_class_labels
+from .validation import check_array, check_class_labels, check_integer
 
 __all__ = ["TCMNearestNeighbours", "strangeness", "paired_distances"]
 
@@ -375,13 +375,6 @@ def _map_blocks(func, n: int, block: int, n_jobs: int) -> list:
 # --------------------------------------------------------------------------- input checks
 
 
-def _check_positive_int(value, name: str) -> int:
-    """Return ``value`` as a positive int, or raise ``ValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name}: must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def _check_n_jobs(n_jobs) -> int:
     """Return the number of threads: ``None`` is 1, -1 every core; else ``ValueError``."""
     if n_jobs is None:
@@ -460,11 +453,11 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         -------
         self
         """
-        k = _check_positive_int(self.k, "k")
-        block = _check_positive_int(self.block_size, "block_size")
+        k = check_integer(self.k, "k")
+        block = check_integer(self.block_size, "block_size")
         X = check_array(X, "X", ndim=2)
         _check_finite_distances(X, "X")
-        classes, index = check_class_labels(y, X.shape[0])
+        classes, index = check_class_labels(y, "y", n=X.shape[0])
         counts = np.bincount(index)
         if counts.min() < k + 1:
             raise ValueError(
@@ -531,7 +524,7 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
             Column ``j`` holds the p-values of the label ``classes_[j]``.
         """
         X = self._check_X(X)
-        block = _check_positive_int(self.block_size, "block_size")
+        block = check_integer(self.block_size, "block_size")
         n_jobs = _check_n_jobs(self.n_jobs)
         return np.vstack(_map_blocks(lambda rows: self._block_p(X[rows]), len(X), block, n_jobs))
 

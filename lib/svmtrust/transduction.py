@@ -60,6 +60,7 @@ from .validation import (
     check_array,
     check_C,
     check_class_labels,
+    check_integer,
     check_kernel_matrix,
 )
 
@@ -363,9 +364,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         check_C(self.C)
         if self.solver not in SOLVERS:
             raise ValueError(f"solver: must be one of {SOLVERS}, got {self.solver!r}")
-        m = self.max_joint
-        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-            raise ValueError(f"max_joint: must be a positive integer, got {m!r}")
+        check_integer(self.max_joint, "max_joint")
 
     def _kernel_block(self, A, B) -> np.ndarray:
         """``kernel(A, B)``, checked to be a finite matrix of shape (len(A), len(B))."""
@@ -391,7 +390,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """
         self._check_params()
         X = check_array(X, "X", ndim=2)
-        self.classes_, self.codes_ = check_class_labels(y, X.shape[0])
+        self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
         gram = check_kernel_matrix(self._kernel_block(X, X), "kernel")
         self.gram_ = (gram + gram.T) / 2.0
         # K + delta I = L L^T; every augmented matrix is checked through its Schur complement.

@@ -73,17 +73,17 @@ def check_binary_labels(y, name: str = "y", n: int | None = None) -> np.ndarray:
     return labels
 
 
-def check_class_labels(y, n: int, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+def check_class_labels(y, name: str = "y", n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes, index)`` for class labels of any type, as ``numpy.unique`` does.
 
     Parameters
     ----------
     y : array_like of shape (n,)
         Labels of any sortable type (numbers, strings, ...), at least two classes.
-    n : int
-        The required length (the number of examples).
     name : str
         The argument's name, used in the error message.
+    n : int, optional
+        The required length (the number of examples).
 
     Returns
     -------
@@ -99,8 +99,9 @@ def check_class_labels(y, n: int, name: str = "y") -> tuple[np.ndarray, np.ndarr
         labels, or a single class.
     """
     labels = np.asarray(y)
-    if labels.ndim != 1 or labels.shape[0] != n:
-        raise ValueError(f"{name}: expected {n} labels in a 1-D array, got shape {labels.shape}")
+    if labels.ndim != 1 or (n is not None and labels.shape[0] != n):
+        expected = "labels" if n is None else f"{n} labels"
+        raise ValueError(f"{name}: expected {expected} in a 1-D array, got shape {labels.shape}")
     if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
         raise ValueError(f"{name}: contains NaN or infinite labels")
     if labels.dtype.kind == "O" and any(v is None or v != v for v in labels):
@@ -128,21 +129,50 @@ def check_C(C) -> float:
     return value
 
 
-def check_significance(significance) -> float:
-    """Return a significance level strictly between 0 and 1.
+def check_significance(significance, name: str = "significance") -> float:
+    """Return a significance (or confidence) level strictly between 0 and 1.
 
     Raises
     ------
     ValueError
-        If ``significance`` is not a number in the open interval (0, 1).
+        Naming ``name``, if ``significance`` is not a number in the open interval (0, 1).
     """
     try:
         value = float(significance)
     except (TypeError, ValueError):
-        raise ValueError(f"significance: expected a number in (0, 1), got {significance!r}") from None
+        raise ValueError(f"{name}: expected a number in (0, 1), got {significance!r}") from None
     if not 0.0 < value < 1.0:
-        raise ValueError(f"significance: must lie in (0, 1), got {significance!r}")
+        raise ValueError(f"{name}: must lie in (0, 1), got {significance!r}")
     return value
+
+
+def check_positive(value, name: str) -> float:
+    """Return ``value`` as a positive finite float, or raise ``ValueError`` naming ``name``."""
+    if isinstance(value, (bool, str)):
+        raise ValueError(f"{name}: expected a positive number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a positive number, got {value!r}") from None
+    if not np.isfinite(number) or number <= 0:
+        raise ValueError(f"{name}: must be positive and finite, got {value!r}")
+    return number
+
+
+def check_integer(value, name: str, low: int = 1, high: int | None = None) -> int:
+    """Return ``value`` as an int in ``[low, high]`` (no upper limit when ``high`` is None).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``value`` is not an integer (booleans are not) or lies outside.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        limits = f"at least {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"{name}: must be {limits}, got {value!r}")
+    return int(value)
 
 
 def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:

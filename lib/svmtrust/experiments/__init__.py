@@ -17,6 +17,8 @@ import joblib
 import numpy as np
 from tqdm import tqdm
 
+from ..validation import check_integer
+
 #: The chapters whose protocol exists, by module name.
 CHAPTERS = ("svm", "transduction", "tcm_nn", "nonconformity_selection", "span", "discrepancy")
 
@@ -35,9 +37,7 @@ def task_rng(seed: int, index: int) -> np.random.Generator:
 
 def check_seed(seed) -> int:
     """Return ``seed`` as a non-negative int, or raise ``ValueError`` naming ``seed``."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
-    return int(seed)
+    return check_integer(seed, "seed", low=0)
 
 
 def check_n_jobs(n_jobs) -> int:
