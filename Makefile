@@ -41,7 +41,7 @@ test: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --ignore=tests/benchmarks \
-		--ignore=tests/test_html_offline.py
+		--ignore=tests/html
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -q -p no:cacheprovider book
@@ -53,7 +53,7 @@ book-clean: $(STAMP)
 	$(JB)
 
 html-check: $(STAMP)
-	REQUIRE_HTML=1 $(BIN)/python -m pytest tests/test_html_offline.py -q -p no:cacheprovider
+	REQUIRE_HTML=1 $(BIN)/python -m pytest tests/html -q -p no:cacheprovider
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest tests/benchmarks -q -s -p no:cacheprovider

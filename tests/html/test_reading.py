@@ -1,0 +1,87 @@
+"""What a reader sees in the built HTML: mathematics rendered, one copy of every script, one
+search field, the status in words, the wide tables scrolling, no orphan pages."""
+
+import re
+
+from bs4 import BeautifulSoup
+
+#: TeX that should have been rendered: a control word (\alpha), an escaped brace or spacing
+#: command, a dollar sign opening maths (not a price), or a sub- or superscript group.
+RAW_TEX = re.compile(r"\\[A-Za-z]{2,}|\\[{}|,;!]|\$(?=[A-Za-z\\{])|[_^]\{")
+
+#: What is not prose: rendered maths, code and program output, scripts, navigation.
+NOT_PROSE = (
+    "script, style, noscript, title, pre, code, div.highlight, .math, .MathJax, "
+    ".cell_output, nav, .bd-search"
+)
+
+
+def _soup(page):
+    return BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+
+
+def raw_tex(page) -> list[str]:
+    """The places on a page where TeX shows as text outside rendered mathematics."""
+    soup = _soup(page)
+    for tag in soup.select(NOT_PROSE):
+        tag.decompose()
+    text = (soup.select_one("main") or soup).get_text(" ")
+    return [text[max(0, m.start() - 40) : m.end() + 20] for m in RAW_TEX.finditer(text)]
+
+
+def test_raw_tex_detector_sees_a_broken_proof(tmp_path):
+    page = tmp_path / "p.html"
+    page.write_text(
+        "<main><p>If <span class='math'>\\(x\\)</span> then $\\alpha_i [y_i f(x_i)</p>"
+        "<ul><li>1 + \\xi_i] = 0$</li></ul></main>"
+    )
+    assert raw_tex(page)
+    page.write_text("<main><p>Costs $5 and <span class='math'>\\(\\alpha_{i}\\)</span>.</p></main>")
+    assert raw_tex(page) == []
+
+
+def test_no_raw_tex_outside_mathematics(html_dir, pages):
+    found = {page.relative_to(html_dir).as_posix(): raw_tex(page) for page in pages}
+    found = {name: hits[:3] for name, hits in found.items() if hits}
+    assert not found, found
+
+
+def test_every_inline_script_once_per_page(html_dir, pages):
+    repeated = {}
+    for page in pages:
+        bodies = [s.get_text() for s in _soup(page).find_all("script") if not s.get("src")]
+        twice = {body[:60] for body in bodies if body.strip() and bodies.count(body) > 1}
+        if twice:
+            repeated[page.relative_to(html_dir).as_posix()] = sorted(twice)
+    assert not repeated, repeated
+    svm = (html_dir / "book" / "svm.html").read_text(encoding="utf-8")
+    assert svm.count("const THEBE_JS_URL") == 1
+
+
+def test_one_search_field_per_page(pages):
+    for page in pages:
+        header = _soup(page).select_one("#pst-header")
+        if header is not None:
+            assert not header.select(".search-button-field, .search-button"), page.name
+
+
+def test_status_page_says_status_in_words(html_dir):
+    table = _soup(html_dir / "book" / "status.html").select_one("main table")
+    text = table.get_text(" ")
+    assert "succeeded" in text
+    assert "\N{WHITE HEAVY CHECK MARK}" not in text and "\N{CROSS MARK}" not in text
+
+
+def test_wide_tables_scroll_with_their_key_column(html_dir, pages):
+    css = (html_dir / "_static" / "book.css").read_text(encoding="utf-8")
+    assert "overflow-x: auto" in css and "position: sticky" in css
+    chapters = [p for p in pages if p.parent.name == "book"]
+    unlinked = [p.name for p in chapters if "_static/book.css" not in p.read_text(encoding="utf-8")]
+    assert not unlinked, unlinked
+
+
+def test_no_orphan_index_pages(html_dir, pages):
+    assert not (html_dir / "genindex.html").exists(), "the general index is built but empty"
+    if (html_dir / "prf-prf.html").exists():
+        linked = [p.name for p in pages if 'href="../prf-prf.html' in p.read_text(encoding="utf-8")]
+        assert linked, "the proof index is linked from no page"
