@@ -85,3 +85,17 @@ def test_no_orphan_index_pages(html_dir, pages):
     if (html_dir / "prf-prf.html").exists():
         linked = [p.name for p in pages if 'href="../prf-prf.html' in p.read_text(encoding="utf-8")]
         assert linked, "the proof index is linked from no page"
+
+
+def test_statements_are_numbered_per_chapter(html_dir):
+    """Theorems, algorithms, exercises and figures carry the chapter's number ("Theorem 7.2"),
+    so the book's numbers never read as a paper's ("Theorem 9 of Bartlett")."""
+    prefixes = {}
+    for name in ("svm", "transduction", "tcm_nn", "span", "nonconformity_selection", "discrepancy"):
+        soup = _soup(html_dir / "book" / f"{name}.html")
+        numbers = [span.get_text().split()[-1] for span in soup.select("span.caption-number")]
+        assert numbers, name
+        chapters = {number.split(".")[0] for number in numbers if "." in number}
+        assert len(chapters) == 1 and all("." in n for n in numbers), (name, numbers)
+        prefixes[name] = chapters.pop()
+    assert len(set(prefixes.values())) == len(prefixes), prefixes
