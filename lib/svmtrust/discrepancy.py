@@ -360,8 +360,10 @@ class DiscrepancyResult:
     Attributes
     ----------
     md : ndarray of shape (n_shuffles,)
-        ``MD^(j) = 1 - 2 nu'_j`` (eq. (7)). With ``bounded=True`` ``nu'_j`` is the peeled lower
-        bound of Theorem 2, so ``MD^(j) >= 0`` (Theorem 5); with ``bounded=False`` it is the
+        ``MD^(j) = 1 - 2 nu'_j`` (eq. (7)). With ``bounded=True`` ``nu'_j`` is the peeled
+        estimate of Theorem 2 (a lower bound only in the oracle reading, see
+        :func:`peeled_soft_loss_bounds`; :func:`soft_loss_lower_bound` certifies one), so
+        ``MD^(j) >= 0`` (Theorem 5); with ``bounded=False`` it is the
         soft loss of the plain bounded-w solution (the paper's "UL"). That is at most 1/2 too
         (``L_S <= xi / 2`` and ``sum xi <= l``, the value of ``w = 0, b = 0``), so UL's MD is
         also non-negative for an exact solution, up to the solver's tolerance.
@@ -432,8 +434,9 @@ def maximal_discrepancy(X, y, w_max, n_shuffles=30, seed=0, bounded=True, kernel
     """The maximal-discrepancy bound of Theorem 1, eq. (5), for the bounded-w SVM.
 
     Each of ``n_shuffles`` shuffles flips the labels of its first half, and
-    ``MD = 1 - 2 min_f nu'(f)`` (eq. (7)) with ``min nu'`` replaced by the peeled lower bound
-    (Theorem 2; ``bounded=True``, the paper's "BL") or by the soft loss of the plain bounded-w
+    ``MD = 1 - 2 min_f nu'(f)`` (eq. (7)) with ``min nu'`` replaced by the peeled estimate
+    (Theorem 2; ``bounded=True``, the paper's "BL"; not a certified bound, see
+    :func:`soft_loss_lower_bound`) or by the soft loss of the plain bounded-w
     solution (``bounded=False``, "UL").
 
     Parameters

@@ -3,7 +3,7 @@
 MNIST zeros against ones (the 1000 of :func:`svmtrust.datasets.load_mnist_01`). For each
 training size ``l`` a task draws ``l`` examples at random, tests on the other ``1000 - l``, and
 computes, for the bounded-w SVM (9) with radius ``w_max``, the bound of eq. (5) without its
-delta term in two versions: "BL" (peeled bounds, Theorems 2-3) and "UL" (the soft loss of the
+delta term in two versions: "BL" (peeled estimates, Theorems 2-3) and "UL" (the soft loss of the
 plain solution), and the test soft loss ``pi_hat``.
 
 The paper does not say how ``w_max`` was chosen. Here it is chosen for each ``l`` by
