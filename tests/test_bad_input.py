@@ -5,6 +5,7 @@ import pytest
 
 from svmtrust import conformal
 from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
+from svmtrust.discrepancy import optimal_set_widths, soft_loss_lower_bound
 from svmtrust.svm import SolveError, fit_svm
 from svmtrust.validation import check_class_labels
 from svmtrust.experiments import parallel_map, run_chapter
@@ -74,6 +75,10 @@ CASES = [
     ("n_jobs zero", lambda: parallel_map(lambda t, r: t, [1], n_jobs=0), "n_jobs"),
     ("unknown chapter", lambda: run_chapter("nope"), "name"),
     ("unknown scale", lambda: run_chapter("svm", scale="huge"), "scale"),
+    ("soft-loss bound w_max 0", lambda: soft_loss_lower_bound(X, Y, 0.0), "w_max"),
+    ("soft-loss bound NaN X", lambda: soft_loss_lower_bound(_nan(X), Y, 1.0), "X"),
+    ("soft-loss bound one class", lambda: soft_loss_lower_bound(X, np.ones(8), 1.0), "y"),
+    ("optimal widths slack 0", lambda: optimal_set_widths(X, Y, 1.0, slack=0.0), "slack"),
 ]
 
 

@@ -11,8 +11,12 @@ from svmtrust.discrepancy import (
     exact_min_soft_loss,
     fit_bounded_w,
     maximal_discrepancy,
+    optimal_set_widths,
+    peel,
     peeled_soft_loss_bounds,
+    represent,
     soft_loss,
+    soft_loss_lower_bound,
 )
 from svmtrust.experiments import discrepancy as protocol
 from svmtrust.experiments import parallel_map
@@ -59,8 +63,12 @@ def test_peeled_bounds_sandwich_exact_minimum(seed):
     if seed != 21:
         assert lower <= exact + 1e-7
     else:
-        # A counterexample to Theorem 2 as stated: no point is critical at the hinge optimum,
-        # so nothing is peeled, yet capping two points at loss 1 lowers the soft loss.
+        # A counterexample to Theorem 2 for the peeled set: problem (9) has a unique optimum
+        # (so no tie rule is involved), no point is critical there, so nothing is peeled, yet
+        # capping two points at loss 1 lowers the soft loss.
+        _, _, n_peeled = peeled_soft_loss_bounds(X, y, w_max)
+        assert n_peeled == 0
+        assert optimal_set_widths(X, y, w_max).max() < 1e-3
         assert lower > exact + 0.1
 
 
@@ -87,7 +95,7 @@ def test_unbounded_variant_uses_plain_soft_loss():
     ul = maximal_discrepancy(X, y, 2.0, n_shuffles=6, seed=3, bounded=False)
     w, b, _ = fit_bounded_w(X, y, 2.0)
     assert ul.train_error == pytest.approx(np.mean(soft_loss(y * (X @ w + b))), abs=1e-7)
-    assert np.all(bl.md >= ul.md - 1e-7)  # peeling lowers nu', so raises MD
+    assert np.all(bl.md >= ul.md - 1e-7)  # on these data peeling lowers nu', so raises MD
     assert np.all(ul.md >= -1e-7)  # an exact hinge solution has soft loss <= 1/2
 
 
@@ -182,3 +190,90 @@ def test_table1_statistics_and_text():
     cv = protocol.cv_comparison(rows)
     assert cv.loc[20, "w_max_bound"] == 0.3 and cv.loc[20, "w_max_cv_median"] == 0.85
     assert cv.loc[20, "pi_bound"] == pytest.approx(13.0 / 3) and cv.loc[20, "pi_cv"] == pytest.approx(3.25)
+
+
+def _small(seed):
+    """Random small problems for the certified bound: l = 4..8, d = 1..3, radii over 3 decades,
+    offset and scaled points (the bias range must be handled), both classes present."""
+    rng = np.random.default_rng(seed)
+    l, d = int(rng.integers(4, 9)), int(rng.integers(1, 4))
+    X = rng.normal(size=(l, d)) * rng.choice([0.3, 1.0, 4.0]) + rng.normal(size=d) * 3
+    y = np.where(rng.random(l) < 0.5, -1.0, 1.0)
+    y[:2] = 1.0, -1.0
+    return X, y, float(rng.choice([0.05, 0.3, 1.0, 3.0, 20.0]))
+
+
+def test_certified_lower_bound_below_exact_minimum():
+    """The envelope bound never exceeds the exact minimum soft loss (2^l convex solves), on
+    many random small problems, linear and RBF."""
+    gaps = []
+    for seed in range(60):
+        X, y, w_max = _small(seed)
+        kernel = partial(rbf_kernel, gamma=0.5) if seed % 4 == 3 else None
+        bound = soft_loss_lower_bound(X, y, w_max, kernel=kernel)
+        exact = exact_min_soft_loss(X, y, w_max, kernel=kernel)
+        assert 0.0 <= bound <= exact + 1e-9, (seed, bound, exact)
+        gaps.append(exact - bound)
+    assert max(gaps) > 0.05  # the test can fail: the bound is not trivially 0 ...
+    assert min(gaps) < 1e-6  # ... and it is tight on some problems
+
+
+def test_certified_lower_bound_below_random_rules():
+    """Independently of the enumeration: no rule of the class, sampled at random with biases
+    far outside the range the bound keeps, has a soft loss below the bound."""
+    for seed in range(8):
+        X, y, w_max = _small(100 + seed)
+        bound = soft_loss_lower_bound(X, y, w_max)
+        rng = np.random.default_rng(seed)
+        W = rng.normal(size=(4000, X.shape[1]))
+        W *= w_max * rng.random((4000, 1)) / np.linalg.norm(W, axis=1, keepdims=True)
+        b = rng.normal(size=4000) * 10 * (1 + w_max * np.abs(X).max())
+        losses = soft_loss(y[:, None] * (X @ W.T + b)).mean(axis=0)
+        assert losses.min() >= bound - 1e-9
+
+
+def test_certified_lower_bound_closed_form():
+    """All points at one location: the envelope is exact there (range [-1, 1]), and the
+    minimum soft loss is min(n_+, n_-) / l, reached by a constant rule."""
+    X = np.ones((5, 2))
+    y = np.array([1.0, 1.0, 1.0, -1.0, -1.0])
+    assert soft_loss_lower_bound(X, y, 1.0) == pytest.approx(0.4, abs=1e-7)
+    assert exact_min_soft_loss(X, y, 1.0) == pytest.approx(0.4, abs=1e-7)
+
+
+def test_optimal_set_widths_detect_ties():
+    """Two points at one location with opposite labels: the hinge loss is 2 for every bias in
+    [-1, 1] (a width of 2 in b). Two points apart at a radius too small to separate them: w
+    is unique (the ball is curved) but b still ranges over [-1/2, 1/2] (a width of 1)."""
+    X = np.zeros((2, 1))
+    y = np.array([1.0, -1.0])
+    assert optimal_set_widths(X, y, 1.0)[0] == pytest.approx(2.0, abs=1e-4)
+    X = np.array([[-1.0], [1.0]])
+    widths = optimal_set_widths(X, y, 0.5)
+    assert widths[0] == pytest.approx(1.0, abs=1e-4) and widths[1] < 1e-3
+
+
+def test_md_floor_of_constant_rules():
+    """The peeled MD is at least |n'_+ - n'_-| / l (the constant rules), on random flips."""
+    X, y = _noisy(5, 30, noise=0.3)
+    rep = represent(X)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        flipped = y.copy()
+        flipped[rng.permutation(30)[:15]] *= -1
+        run = peel(rep, flipped, 0.5)
+        assert 1 - 2 * run.lower >= protocol.md_floor(flipped) - 1e-7
+    assert protocol.md_floor(np.array([1.0, 1.0, 1.0, -1.0])) == 0.5
+
+
+def test_certify_rebuilds_the_table_replicates():
+    """The certified stage redraws each table replicate from its generator: the same test soft
+    loss, and a certified MD above the plain solution's MD (which is below the true MD)."""
+    from svmtrust.experiments import task_rng
+
+    for i in range(2):
+        row = protocol._table_task((20, i, 4, 0.3, 2), task_rng(1, i))[0]
+        cert = protocol._certify_task((20, i, 4, 0.3), task_rng(1, i))[0]
+        assert cert["pi_hat"] == row["pi_hat"]
+        assert cert["cert_md"] >= row["UL_md"] - 1e-9
+        assert cert["cert_bound"] >= cert["nu_rule"]

@@ -6,9 +6,12 @@ first half has its labels flipped (eq. (7)). Minimising the soft loss is not con
 bounds the minimum by *peeling*: solve the bounded-w SVM (9), remove the critical support vector
 (``y f(x) < -1``) with the smallest margin, and repeat until none is left. On the remaining set
 ``S_N`` the soft loss equals half the hinge loss, which gives the upper bound of Theorem 3 and the
-value that Theorem 2 calls a lower bound (it is not always one: :func:`exact_min_soft_loss`
-computes the exact minimum of small problems, and finds counterexamples).
-:func:`maximal_discrepancy` assembles the bound of eq. (5).
+value that Theorem 2 calls a lower bound. It is a lower bound when the peeled set is the
+critical set of a soft-loss minimiser (an oracle that peeling does not have), but not for the
+set peeling finds: :func:`exact_min_soft_loss` computes the exact minimum of small problems,
+and finds counterexamples. :func:`soft_loss_lower_bound` gives a lower bound that holds for
+every data set (a convex envelope of the soft loss), and :func:`maximal_discrepancy` assembles
+the bound of eq. (5).
 
 Every bounded-w problem is solved exactly with cvxpy and Clarabel in a reduced form: the training
 points enter only through a factor ``Phi`` (``l x r``, ``r <= l``) of their Gram matrix, and the
@@ -291,6 +294,15 @@ def peel(rep: Representation, y, w_max) -> PeelingRun:
 
     Solve (9), remove the critical support vector (``y f(x) < -1``) with the smallest
     ``y f(x)``, and repeat until no kept point is critical.
+
+    Tie rules. The paper's procedure is defined only when every solve of (9) has a unique
+    optimum: where it has several (a flat stretch of the hinge loss in ``b``, or a ball larger
+    than needed), different optima can have different critical points. The library fixes the
+    rule as follows: the optimum is the one Clarabel returns from a cold start at the
+    tolerances :data:`BOUNDED_W_TOLS` (deterministic for given data, but not characterised
+    mathematically), and among critical points with equal margins the one with the lowest
+    index is removed. Statements about what peeling does should be checked on problems whose
+    optima are unique (:func:`optimal_set_widths`).
     """
     l = len(y)
     kept = np.ones(l, dtype=bool)
@@ -348,8 +360,10 @@ class DiscrepancyResult:
     Attributes
     ----------
     md : ndarray of shape (n_shuffles,)
-        ``MD^(j) = 1 - 2 nu'_j`` (eq. (7)). With ``bounded=True`` ``nu'_j`` is the peeled lower
-        bound of Theorem 2, so ``MD^(j) >= 0`` (Theorem 5); with ``bounded=False`` it is the
+        ``MD^(j) = 1 - 2 nu'_j`` (eq. (7)). With ``bounded=True`` ``nu'_j`` is the peeled
+        estimate of Theorem 2 (a lower bound only in the oracle reading, see
+        :func:`peeled_soft_loss_bounds`; :func:`soft_loss_lower_bound` certifies one), so
+        ``MD^(j) >= 0`` (Theorem 5); with ``bounded=False`` it is the
         soft loss of the plain bounded-w solution (the paper's "UL"). That is at most 1/2 too
         (``L_S <= xi / 2`` and ``sum xi <= l``, the value of ``w = 0, b = 0``), so UL's MD is
         also non-negative for an exact solution, up to the solver's tolerance.
@@ -420,8 +434,9 @@ def maximal_discrepancy(X, y, w_max, n_shuffles=30, seed=0, bounded=True, kernel
     """The maximal-discrepancy bound of Theorem 1, eq. (5), for the bounded-w SVM.
 
     Each of ``n_shuffles`` shuffles flips the labels of its first half, and
-    ``MD = 1 - 2 min_f nu'(f)`` (eq. (7)) with ``min nu'`` replaced by the peeled lower bound
-    (Theorem 2; ``bounded=True``, the paper's "BL") or by the soft loss of the plain bounded-w
+    ``MD = 1 - 2 min_f nu'(f)`` (eq. (7)) with ``min nu'`` replaced by the peeled estimate
+    (Theorem 2; ``bounded=True``, the paper's "BL"; not a certified bound, see
+    :func:`soft_loss_lower_bound`) or by the soft loss of the plain bounded-w
     solution (``bounded=False``, "UL").
 
     Parameters
@@ -507,3 +522,168 @@ def exact_min_soft_loss(X, y, w_max, kernel=None) -> float:
         _, _, margins = _margins(rep, y, w_max, kept.astype(float))
         best = min(best, capped + float(np.sum(np.maximum(0.0, 1.0 - margins[kept]))) / 2.0)
     return best / l
+
+
+class EnvelopeProblem:
+    """The convex problem of :func:`soft_loss_lower_bound` over ``l`` points, compiled once.
+
+    With ``A = diag(y) (Phi - mean(Phi))`` (centred reduced coordinates) the problem solved is
+
+        min  sum_i v_i xi_i   s.t.  ||u|| <= 1,  |b| <= B,  w_max A u + y b >= 1 - xi,  xi >= 0,
+
+    with the weights ``v_i = 1 / (1 + M_i)`` of the envelope. Every datum is a cvxpy Parameter
+    and the problem is DPP, so cvxpy compiles it once per size.
+
+    Parameters
+    ----------
+    l : int
+        Number of points.
+    r : int
+        Number of reduced coordinates.
+    """
+
+    def __init__(self, l: int, r: int):
+        self.A = cp.Parameter((l, r))
+        self.y = cp.Parameter(l)
+        self.v = cp.Parameter(l, nonneg=True)
+        self.B = cp.Parameter(nonneg=True)
+        self.u, self.b, self.xi = cp.Variable(r), cp.Variable(), cp.Variable(l, nonneg=True)
+        constraints = [cp.norm(self.u, 2) <= 1.0, cp.abs(self.b) <= self.B,
+                       self.A @ self.u + cp.multiply(self.y, self.b) >= 1.0 - self.xi]
+        self.problem = cp.Problem(cp.Minimize(self.v @ self.xi), constraints)
+
+    def solve(self, A, y, v, B) -> float:
+        """Optimal value for the data ``A`` (already scaled by ``w_max``), ``y``, ``v``, ``B``.
+
+        Returns
+        -------
+        value : float
+            The optimal value ``sum_i v_i xi_i``.
+        tol : float
+            The solver tolerance reached (one of :data:`BOUNDED_W_TOLS`).
+
+        Raises
+        ------
+        SolveError
+            If Clarabel ends with a status other than optimal.
+        """
+        padded = np.zeros(self.A.shape)
+        padded[:, : A.shape[1]] = A
+        self.A.value, self.y.value, self.v.value, self.B.value = padded, y, v, float(B)
+        for tol in BOUNDED_W_TOLS:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    self.problem.solve(solver=cp.CLARABEL, warm_start=False, tol_gap_abs=tol,
+                                       tol_gap_rel=tol, tol_feas=tol, tol_ktratio=tol)
+            except cp.error.SolverError as err:
+                raise SolveError("cvxpy", "solver_error", str(err)) from err
+            if self.problem.status == cp.OPTIMAL:
+                return float(self.problem.value), tol
+        raise SolveError("cvxpy", self.problem.status, "envelope problem")
+
+
+_ENVELOPES: dict = {}
+
+
+def envelope_lower_bound(rep: Representation, y, w_max) -> float:
+    """:func:`soft_loss_lower_bound` on points in reduced coordinates (no input checks)."""
+    l = rep.phi.shape[0]
+    centred = rep.phi - rep.phi.mean(axis=0)
+    dist = np.sqrt(np.sum(centred**2, axis=1))          # ||phi(x_i) - c||, c the centroid
+    B = w_max * dist.max() + 1.0                         # the bias range that loses nothing
+    M = w_max * dist + B                                 # |f(x_i)| <= M_i
+    v = 1.0 / (1.0 + M)                                  # slope of the envelope on [-M_i, 1]
+    key = (l, max(centred.shape[1], 1))
+    if key not in _ENVELOPES:
+        _ENVELOPES[key] = EnvelopeProblem(*key)
+    value, tol = _ENVELOPES[key].solve(w_max * y[:, None] * centred, y, v, B)
+    # The solver's value may exceed the true minimum by its gap tolerance: subtract a margin
+    # of ten times that tolerance (absolute and relative) so that the result stays a bound.
+    return max(0.0, (value - 10.0 * tol * (1.0 + abs(value))) / l)
+
+
+def soft_loss_lower_bound(X, y, w_max, kernel=None) -> float:
+    """A certified lower bound on ``min_f (1/l) sum_i L_S(y_i f(x_i))`` over the bounded-w class.
+
+    Theorem 2 of Anguita et al. (2010), eq. (10), is not a bound for the set that peeling
+    finds. This bound holds for every data set. Write ``f(x) = w.(x - c) + b'`` with ``c`` the
+    centroid of the points (in feature space with a kernel), ``d_i = ||x_i - c||``,
+    ``R = max_i d_i``, ``||w|| <= w_max``.
+
+    1. *Bias range.* If ``|b'| > B = w_max R + 1``, every ``f(x_i)`` has the sign of ``b'`` and
+       ``|f(x_i)| > 1``, so every margin is above 1 or below -1 and every soft loss is 0 or 1;
+       moving ``b'`` to ``sign(b') B`` keeps all of them. So the minimum over ``|b'| <= B``
+       equals the minimum over all ``b'``.
+    2. *Margin range.* Then ``|y_i f(x_i)| <= M_i = w_max d_i + B`` (``>= 1``).
+    3. *Envelope.* On ``[-M, M]`` with ``M >= 1`` the largest convex function below the soft
+       loss of eq. (2) is ``[1 - m]_+ / (1 + M)``: the chord from ``(-M, 1)`` to ``(1, 0)``,
+       which lies below the hinge piece ``(1 - m) / 2`` on ``[-1, 1]`` and below 1 on
+       ``[-M, -1]``, then 0.
+
+    Hence ``min_f (1/l) sum_i L_S >= min_{||w|| <= w_max, |b'| <= B} (1/l) sum_i
+    [1 - y_i f(x_i)]_+ / (1 + M_i)``, a convex problem (a weighted bounded-w SVM, formulation
+    (9) with weights), solved with cvxpy and Clarabel. The solver's gap tolerance is
+    subtracted from its value, and the result is clipped at 0.
+
+    Parameters
+    ----------
+    X, y, w_max, kernel
+        As in :func:`fit_bounded_w`.
+
+    Returns
+    -------
+    float
+        A lower bound on the minimum soft loss (averaged over the ``l`` points).
+
+    Raises
+    ------
+    ValueError
+        On bad input (the message names the argument).
+    SolveError
+        If the solver does not reach an accurate optimum.
+    """
+    X, y, w_max = _check_inputs(X, y, w_max)
+    return envelope_lower_bound(represent(X, kernel), y, w_max)
+
+
+def optimal_set_widths(X, y, w_max, slack=1e-7) -> np.ndarray:
+    """How far the optima of the linear bounded-w SVM (9) spread, coordinate by coordinate.
+
+    Solve (9) for its value ``p*``, then minimise and maximise ``b`` and each ``w_j`` over the
+    near-optimal set ``{sum_i xi_i <= p* + slack (1 + p*)}``. Widths of order ``slack`` or
+    ``sqrt(slack)`` (the ball is curved) mean a unique optimum; a width of order 1 means that
+    (9) has several optima, and then the points peeling removes depend on which optimum the
+    solver returns.
+
+    Parameters
+    ----------
+    X, y, w_max
+        As in :func:`fit_bounded_w` (linear machine, problem solved in the original
+        coordinates, ``2 (d + 1) + 1`` solves: for small ``d``).
+    slack : float
+        Relative and absolute slack on the optimal value.
+
+    Returns
+    -------
+    ndarray of shape (d + 1,)
+        ``max - min`` of ``b``, ``w_1``, ..., ``w_d`` over the near-optimal set.
+    """
+    X, y, w_max = _check_inputs(X, y, w_max)
+    slack = check_positive(slack, "slack")
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    xi = cp.Variable(len(y), nonneg=True)
+    feasible = [cp.norm(w, 2) <= w_max, cp.multiply(y, X @ w + b) >= 1 - xi]
+
+    def _solve(objective, constraints):
+        problem = cp.Problem(objective, constraints)
+        problem.solve(solver=cp.CLARABEL)
+        if problem.status != cp.OPTIMAL:
+            raise SolveError("cvxpy", problem.status, "optimal_set_widths")
+        return float(problem.value)
+
+    best = _solve(cp.Minimize(cp.sum(xi)), feasible)
+    near = feasible + [cp.sum(xi) <= best + slack * (1.0 + best)]
+    coords = [b] + [w[j] for j in range(X.shape[1])]
+    return np.array([_solve(cp.Maximize(c), near) - _solve(cp.Minimize(c), near)
+                     for c in coords])
