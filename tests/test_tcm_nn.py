@@ -391,3 +391,16 @@ def test_affected_examples_against_recomputed_scores(k):
     assert protocol.affected_examples(X, y, X_test, k=k).tolist() == expected
     with pytest.raises(ValueError, match="^X_test:"):
         protocol.affected_examples(X, y, X_test[:, :1], k=k)
+
+
+def test_extra_seed_rows_feed_the_spread_and_stay_out_of_the_tables():
+    name, ks = "shuttle-c2-vs-c4", (1,)
+    tasks = [(name, fold, train, test, ks, seed, seed == 0)
+             for seed in (0, 1) for fold, (train, test) in enumerate(protocol.splits(name, seed))]
+    rows = pd.DataFrame([row for task in tasks for row in protocol._task(task, None)])
+    main = rows[rows["main"]]
+    pd.testing.assert_frame_equal(protocol.error_table(rows), protocol.error_table(main))
+    pd.testing.assert_frame_equal(protocol.table3(rows), protocol.table3(main))
+    read = protocol.seed_spread(name, seeds=(0, 1), ks=ks, results=rows)
+    fresh = protocol.seed_spread(name, seeds=(0, 1), ks=ks)
+    pd.testing.assert_frame_equal(read, fresh)

@@ -51,6 +51,11 @@ SIGNIFICANCE = tuple(np.round(np.arange(1, 100) / 100, 2))
 #: Neighbour counts of Figure 1 (on ``usps_like`` and ``optdigits``) at each scale.
 FIGURE1_K = {"book": (1, 2, 3, 5, 10, 15, 20), "paper": tuple(range(1, 21))}
 
+#: Extra seeds of the ``usps_like`` split at each scale, as offsets from the run's seed: the
+#: paper scale repeats that split (every k of Figure 1, the SVM) for the spread of Table 2 and
+#: Figure 1 (:func:`seed_spread`); its rows have ``main`` False and their own ``split_seed``.
+SPREAD_SEEDS = {"book": (), "paper": (1, 2)}
+
 #: Folds of the cross-validated sets.
 N_FOLDS = 10
 
@@ -211,8 +216,22 @@ def evaluate_split(name: str, fold: int, train, test, ks) -> list[dict]:
 
 
 def _task(task, rng) -> list[dict]:
-    """Run one split (the protocol draws no randomness inside a task)."""
-    return evaluate_split(*task)
+    """Run one split (the protocol draws no randomness inside a task).
+
+    A task is ``(name, fold, train, test, ks)``, or the same with ``split_seed`` and ``main``
+    appended, which are then added to every row.
+    """
+    rows = evaluate_split(*task[:5])
+    if len(task) > 5:
+        rows = [{**row, "split_seed": task[5], "main": task[6]} for row in rows]
+    return rows
+
+
+def _main_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the run's own splits (without the extra seeds of :data:`SPREAD_SEEDS`)."""
+    if "main" not in results.columns:
+        return results
+    return results[results["main"].astype(bool)]
 
 
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
@@ -233,15 +252,22 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     -------
     pandas.DataFrame
         Columns ``data``, ``fold``, ``method`` ("TCM-NN", "k-NN", "SVM", "TCM-NN region"),
-        ``k`` (0 for the SVM), ``significance`` (region rows), ``n_test``, ``errors`` and the
-        counts of :func:`region_counts`; the same for every ``n_jobs``.
+        ``k`` (0 for the SVM), ``significance`` (region rows), ``n_test``, ``errors``, the
+        counts of :func:`region_counts`, ``split_seed`` and ``main`` (False on the extra
+        ``usps_like`` splits of :data:`SPREAD_SEEDS`, which the tables leave out); the same for
+        every ``n_jobs``.
     """
     scale, seed = check_scale(scale), check_seed(seed)
     names = ["satimage", "segment", *datasets.SHUTTLE_SUBSETS, *DIGITS]
     tasks = [
-        (name, fold, train, test, FIGURE1_K[scale] if name in DIGITS else (1,))
+        (name, fold, train, test, FIGURE1_K[scale] if name in DIGITS else (1,), seed, True)
         for name in names
         for fold, (train, test) in enumerate(splits(name, seed))
+    ]
+    tasks += [
+        ("usps_like", fold, train, test, FIGURE1_K[scale], seed + offset, False)
+        for offset in SPREAD_SEEDS[scale]
+        for fold, (train, test) in enumerate(splits("usps_like", seed + offset))
     ]
     # the largest tasks first, so that the workers finish together
     order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][4]) * len(tasks[i][2]))
@@ -262,6 +288,7 @@ def _percent(errors, n) -> float:
 
 def error_table(results: pd.DataFrame, k: int = 1) -> pd.DataFrame:
     """Error (%) of TCM-NN, k-NN (with ``k``) and the SVM per data set, folds pooled."""
+    results = _main_rows(results)
     point = results[results["method"].isin(["TCM-NN", "k-NN", "SVM"])]
     point = point[(point["k"] == k) | (point["method"] == "SVM")]
     summed = point.groupby(["data", "method"], sort=False)[["errors", "n_test"]].sum()
@@ -328,6 +355,7 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
     for the paper's rows and ours; and ``error``, the region error measured (ours only; NaN
     for the paper, which does not report it).
     """
+    results = _main_rows(results)
     regions = results[(results["method"] == "TCM-NN region")
                       & results["significance"].isin(levels)]
     summed = regions.groupby(["data", "significance"], sort=False)[
@@ -361,6 +389,7 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
 
 def error_by_k(results: pd.DataFrame, name: str = "usps_like") -> pd.DataFrame:
     """Figure 1: error (%) of TCM-NN and k-NN against k on one data set."""
+    results = _main_rows(results)
     point = results[(results["data"] == name) & results["method"].isin(["TCM-NN", "k-NN"])]
     summed = point.groupby(["k", "method"])[["errors", "n_test"]].sum()
     return (100.0 * summed["errors"] / summed["n_test"]).unstack("method")
@@ -375,6 +404,7 @@ def calibration(results: pd.DataFrame, name: str = "usps_like") -> pd.DataFrame:
         Indexed by the confidence level ``1 - significance`` (%), columns ``correct`` (% of
         regions holding the true label) and ``n_test``.
     """
+    results = _main_rows(results)
     regions = results[(results["data"] == name) & (results["method"] == "TCM-NN region")]
     summed = regions.groupby("significance")[["errors", "n_test"]].sum()
     table = pd.DataFrame({
@@ -405,8 +435,10 @@ def seed_spread(name: str = "usps_like", seeds=(0, 1, 2), ks=FIGURE1_K["book"], 
     ks : sequence of int
         Neighbour counts (TCM-NN and k-NN).
     results : pandas.DataFrame, optional
-        Output of :func:`run` for one of the seeds, with the same ``ks`` on ``name``: that
-        seed's rows are read from it instead of recomputed (give its seed first in ``seeds``).
+        Output of :func:`run` (for instance a recorded paper-scale run, whose ``usps_like``
+        splits include the extra seeds of :data:`SPREAD_SEEDS`): every seed whose rows it holds
+        (column ``split_seed``; without that column, the first seed of ``seeds``) is read from
+        it instead of recomputed, and must hold every ``k`` of ``ks``.
     n_jobs : int
         Worker processes, one split each.
 
@@ -424,8 +456,15 @@ def seed_spread(name: str = "usps_like", seeds=(0, 1, 2), ks=FIGURE1_K["book"], 
     ks = tuple(int(k) for k in ks)
     frames, tasks, task_seeds = [], [], []
     for i, seed in enumerate(seeds):
-        if i == 0 and results is not None:
-            done = results[results["data"] == name].copy()
+        done = None
+        if results is not None:
+            done = results[results["data"] == name]
+            if "split_seed" in done.columns:
+                done = done[done["split_seed"] == seed]
+            elif i > 0:
+                done = None
+        if done is not None and len(done):
+            done = done.copy()
             missing = set(ks) - set(done.loc[done["method"] == "TCM-NN", "k"])
             if missing:
                 raise ValueError(f"results: no rows for k = {sorted(missing)} on {name!r}")
