@@ -55,3 +55,21 @@ def test_discrepancy_certified_run_matches_recorded_replicates():
     sets = fine.groupby("l")["replicate"].nunique().to_dict()
     assert sets == discrepancy.FINE_SETTINGS["paper"]["n_sets"]
     assert sorted(fine["w_max"].unique()) == list(discrepancy.FINE_GRID)
+
+
+def test_tcm_nn_run_is_paper_scale():
+    from svmtrust.experiments import tcm_nn
+
+    rows = _load("tcm_nn")
+    main = rows[rows["main"].astype(bool)]
+    extra = rows[~rows["main"].astype(bool)]
+    assert set(main["split_seed"]) == {0}
+    assert set(extra["data"]) == {"usps_like"}
+    assert set(extra["split_seed"]) == {s for s in tcm_nn.SPREAD_SEEDS["paper"]}
+    for data in tcm_nn.DIGITS:
+        ks = set(main.loc[(main["data"] == data) & (main["method"] == "TCM-NN"), "k"])
+        assert ks == set(tcm_nn.FIGURE1_K["paper"])
+    spread = tcm_nn.seed_spread("usps_like", seeds=(0, 1, 2), ks=tcm_nn.FIGURE1_K["paper"],
+                                results=rows)
+    assert set(spread["seed"]) == {0, 1, 2}
+    assert len(spread) == 3 * (2 * len(tcm_nn.FIGURE1_K["paper"]) + 1)

@@ -287,3 +287,120 @@ def test_exact_integer_path_with_large_integers():
     for k in (1, 3):
         P = TCMNearestNeighbours(k=k).fit(X, y).predict_p(X_test)
         assert np.array_equal(P, brute_force_p(X, y, X_test, k))
+
+
+# --------------------------------------------------------------------------- chapter helpers
+
+
+def test_implied_error_paper_rows_and_bound_against_regions():
+    """The paper's USPS rows imply at least 1.99% and 9.10% region errors; on random p-values
+    the bound is below the counted error, and equal when every multi-label region is right."""
+    t3 = protocol.PAPER_TABLE3
+    usps = t3[t3["data"] == "USPS"]
+    bound = protocol.implied_error(usps["one"], usps["none"], usps["correct"])
+    assert np.allclose(bound, [94.77 * 0.021, 7.62 + 92.38 * 0.016])
+    rng = np.random.default_rng(5)
+    for trial in range(20):
+        P = rng.uniform(size=(300, 4)) ** 3
+        true = rng.integers(0, 4, size=300)
+        counts = protocol.region_counts(P, true, 0.1)
+        n = len(P)
+        one, none = 100 * counts["single"] / n, 100 * counts["empty"] / n
+        correct = 100 * counts["single_correct"] / max(counts["single"], 1)
+        error = 100 * counts["errors"] / n
+        assert protocol.implied_error(one, none, correct) <= error + 1e-9
+        if trial == 0:  # make every multi-label region hold the true label: equality
+            regions = P > 0.1
+            several = regions.sum(axis=1) >= 2
+            P[several, true[several]] = 1.0
+            counts = protocol.region_counts(P, true, 0.1)
+            one, none = 100 * counts["single"] / n, 100 * counts["empty"] / n
+            correct = 100 * counts["single_correct"] / counts["single"]
+            assert np.isclose(protocol.implied_error(one, none, correct),
+                              100 * counts["errors"] / n)
+    with pytest.raises(ValueError, match="^none:"):
+        protocol.implied_error(50.0, -1.0, 90.0)
+
+
+def test_table3_error_columns():
+    """Table 3's measured error is the pooled region error; its bound never exceeds it."""
+    name = "shuttle-c2-vs-c4"
+    rows = [row for fold, (train, test) in enumerate(protocol.splits(name, seed=0))
+            for row in protocol.evaluate_split(name, fold, train, test, (1,))]
+    results = pd.DataFrame(rows)
+    table = protocol.table3(results)
+    ours = table[table["source"] == "book"]
+    assert ours["error"].notna().all() and table.loc[table["source"] == "paper", "error"].isna().all()
+    regions = results[results["method"] == "TCM-NN region"]
+    for _, row in ours.iterrows():
+        sub = regions[regions["significance"] == row["significance"]]
+        assert np.isclose(row["error"], 100 * sub["errors"].sum() / sub["n_test"].sum())
+        assert row["error >="] <= row["error"] + 1e-9
+
+
+def test_seed_spread_reuses_results_and_is_the_same_for_any_n_jobs():
+    name, ks = "shuttle-c2-vs-c4", (1, 2)
+    rows = [row for fold, (train, test) in enumerate(protocol.splits(name, seed=0))
+            for row in protocol.evaluate_split(name, fold, train, test, ks)]
+    reused = protocol.seed_spread(name, seeds=(0, 1), ks=ks, results=pd.DataFrame(rows))
+    fresh = protocol.seed_spread(name, seeds=(0, 1), ks=ks, n_jobs=2)
+    pd.testing.assert_frame_equal(reused, fresh)
+    assert set(fresh["seed"]) == {0, 1} and set(fresh["method"]) == {"TCM-NN", "k-NN", "SVM"}
+    with pytest.raises(ValueError, match="^name:"):
+        protocol.seed_spread("optdigits")
+    with pytest.raises(ValueError, match="^results:"):
+        protocol.seed_spread(name, seeds=(0,), ks=(3,), results=pd.DataFrame(rows))
+
+
+def test_random_split_errors_against_numpy_nearest_neighbour():
+    table = protocol.random_split_errors("segment", n_train=2000, seeds=(3, 4))
+    X, y = protocol.load("segment")
+    for row in table.itertuples():
+        perm = np.random.default_rng(row.seed).permutation(len(y))
+        train, test = perm[:2000], perm[2000:]
+        D = _distance_matrix(X[np.r_[test, train]])[: len(test), len(test):]
+        assert row.errors == int(np.sum(y[train][np.argmin(D, axis=1)] != y[test]))
+    with pytest.raises(ValueError, match="^n_train:"):
+        protocol.random_split_errors("segment", n_train=0)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_affected_examples_against_recomputed_scores(k):
+    """Count the training scores that change in some augmented bag, by brute force."""
+    rng = np.random.default_rng(20 + k)
+    y = np.repeat([0, 1, 2], 9)
+    X = rng.normal(size=(27, 2)) + 1.5 * np.eye(3)[y][:, :2]
+    X_test = rng.normal(size=(6, 2)) * 1.5
+
+    def scores(Z, labels):
+        D = _distance_matrix(Z)
+        out = []
+        for i in range(len(Z)):
+            others = np.arange(len(Z)) != i
+            out.append(_ratio(_sum_smallest(D[i, others & (labels == labels[i])], k),
+                              _sum_smallest(D[i, others & (labels != labels[i])], k)))
+        return np.array(out)
+
+    alone = scores(X, y)
+    expected = []
+    for x in X_test:
+        changed = np.zeros(len(y), dtype=bool)
+        for label in range(3):
+            changed |= scores(np.vstack([X, x]), np.append(y, label))[:-1] != alone
+        expected.append(int(changed.sum()))
+    assert protocol.affected_examples(X, y, X_test, k=k).tolist() == expected
+    with pytest.raises(ValueError, match="^X_test:"):
+        protocol.affected_examples(X, y, X_test[:, :1], k=k)
+
+
+def test_extra_seed_rows_feed_the_spread_and_stay_out_of_the_tables():
+    name, ks = "shuttle-c2-vs-c4", (1,)
+    tasks = [(name, fold, train, test, ks, seed, seed == 0)
+             for seed in (0, 1) for fold, (train, test) in enumerate(protocol.splits(name, seed))]
+    rows = pd.DataFrame([row for task in tasks for row in protocol._task(task, None)])
+    main = rows[rows["main"]]
+    pd.testing.assert_frame_equal(protocol.error_table(rows), protocol.error_table(main))
+    pd.testing.assert_frame_equal(protocol.table3(rows), protocol.table3(main))
+    read = protocol.seed_spread(name, seeds=(0, 1), ks=ks, results=rows)
+    fresh = protocol.seed_spread(name, seeds=(0, 1), ks=ks)
+    pd.testing.assert_frame_equal(read, fresh)

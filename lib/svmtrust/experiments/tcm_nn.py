@@ -27,7 +27,8 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold, train_test_split
-from sklearn.neighbors import KNeighborsClassifier
+from sklearn.metrics import euclidean_distances
+from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -35,6 +36,7 @@ from sklearn.svm import SVC
 from .. import datasets
 from ..conformal import predict_set
 from ..tcm_nn import TCMNearestNeighbours
+from ..validation import check_array, check_class_labels, check_integer
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: The SVM column: scikit-learn's ``SVC`` (libsvm) with an RBF kernel, ``gamma = 1 / (d Var)``
@@ -48,6 +50,11 @@ SIGNIFICANCE = tuple(np.round(np.arange(1, 100) / 100, 2))
 
 #: Neighbour counts of Figure 1 (on ``usps_like`` and ``optdigits``) at each scale.
 FIGURE1_K = {"book": (1, 2, 3, 5, 10, 15, 20), "paper": tuple(range(1, 21))}
+
+#: Extra seeds of the ``usps_like`` split at each scale, as offsets from the run's seed: the
+#: paper scale repeats that split (every k of Figure 1, the SVM) for the spread of Table 2 and
+#: Figure 1 (:func:`seed_spread`); its rows have ``main`` False and their own ``split_seed``.
+SPREAD_SEEDS = {"book": (), "paper": (1, 2)}
 
 #: Folds of the cross-validated sets.
 N_FOLDS = 10
@@ -209,8 +216,22 @@ def evaluate_split(name: str, fold: int, train, test, ks) -> list[dict]:
 
 
 def _task(task, rng) -> list[dict]:
-    """Run one split (the protocol draws no randomness inside a task)."""
-    return evaluate_split(*task)
+    """Run one split (the protocol draws no randomness inside a task).
+
+    A task is ``(name, fold, train, test, ks)``, or the same with ``split_seed`` and ``main``
+    appended, which are then added to every row.
+    """
+    rows = evaluate_split(*task[:5])
+    if len(task) > 5:
+        rows = [{**row, "split_seed": task[5], "main": task[6]} for row in rows]
+    return rows
+
+
+def _main_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the run's own splits (without the extra seeds of :data:`SPREAD_SEEDS`)."""
+    if "main" not in results.columns:
+        return results
+    return results[results["main"].astype(bool)]
 
 
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
@@ -231,15 +252,22 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     -------
     pandas.DataFrame
         Columns ``data``, ``fold``, ``method`` ("TCM-NN", "k-NN", "SVM", "TCM-NN region"),
-        ``k`` (0 for the SVM), ``significance`` (region rows), ``n_test``, ``errors`` and the
-        counts of :func:`region_counts`; the same for every ``n_jobs``.
+        ``k`` (0 for the SVM), ``significance`` (region rows), ``n_test``, ``errors``, the
+        counts of :func:`region_counts`, ``split_seed`` and ``main`` (False on the extra
+        ``usps_like`` splits of :data:`SPREAD_SEEDS`, which the tables leave out); the same for
+        every ``n_jobs``.
     """
     scale, seed = check_scale(scale), check_seed(seed)
     names = ["satimage", "segment", *datasets.SHUTTLE_SUBSETS, *DIGITS]
     tasks = [
-        (name, fold, train, test, FIGURE1_K[scale] if name in DIGITS else (1,))
+        (name, fold, train, test, FIGURE1_K[scale] if name in DIGITS else (1,), seed, True)
         for name in names
         for fold, (train, test) in enumerate(splits(name, seed))
+    ]
+    tasks += [
+        ("usps_like", fold, train, test, FIGURE1_K[scale], seed + offset, False)
+        for offset in SPREAD_SEEDS[scale]
+        for fold, (train, test) in enumerate(splits("usps_like", seed + offset))
     ]
     # the largest tasks first, so that the workers finish together
     order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][4]) * len(tasks[i][2]))
@@ -260,6 +288,7 @@ def _percent(errors, n) -> float:
 
 def error_table(results: pd.DataFrame, k: int = 1) -> pd.DataFrame:
     """Error (%) of TCM-NN, k-NN (with ``k``) and the SVM per data set, folds pooled."""
+    results = _main_rows(results)
     point = results[results["method"].isin(["TCM-NN", "k-NN", "SVM"])]
     point = point[(point["k"] == k) | (point["method"] == "SVM")]
     summed = point.groupby(["data", "method"], sort=False)[["errors", "n_test"]].sum()
@@ -285,12 +314,48 @@ def table2(results: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([paper, ours])
 
 
+def implied_error(one, none, correct):
+    """The smallest region error (%) that Table 3's percentages allow.
+
+    A region misses the true label when it is empty, or when it holds one wrong label, or when
+    it holds two or more labels none of which is the true one. The first two are fixed by the
+    table: ``none`` percent of the regions are empty and a fraction ``1 - correct / 100`` of the
+    ``one`` percent single-label regions are wrong; the third is at least 0. So
+
+    ``error >= none + one * (100 - correct) / 100``,
+
+    with equality when every region of two or more labels holds the true one.
+
+    Parameters
+    ----------
+    one, none, correct : array_like
+        Percent of single-label and empty regions, and percent correct among the single-label
+        regions (the columns of :func:`table3` and of the paper's Table 3).
+
+    Returns
+    -------
+    ndarray
+        The lower bound, in percent.
+    """
+    one, none, correct = (np.asarray(v, dtype=float) for v in (one, none, correct))
+    for value, label in ((one, "one"), (none, "none"), (correct, "correct")):
+        if np.any((value < 0) | (value > 100)):
+            raise ValueError(f"{label}: percentages must lie in [0, 100]")
+    # a row without single-label regions has no "correct" column: nothing is added
+    wrong = np.where(one > 0, one * (100.0 - np.nan_to_num(correct, nan=100.0)) / 100.0, 0.0)
+    return none + wrong
+
+
 def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
     """Table 3: region predictions at the given levels, ours beside the paper's rows.
 
     Percentages of test examples whose region holds one label, two or more, none; and the
-    percentage correct among the one-label regions. Folds are pooled.
+    percentage correct among the one-label regions. Folds are pooled. Two columns are added:
+    ``error >=``, the smallest region error those percentages allow (:func:`implied_error`),
+    for the paper's rows and ours; and ``error``, the region error measured (ours only; NaN
+    for the paper, which does not report it).
     """
+    results = _main_rows(results)
     regions = results[(results["method"] == "TCM-NN region")
                       & results["significance"].isin(levels)]
     summed = regions.groupby(["data", "significance"], sort=False)[
@@ -301,12 +366,20 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
         "none": _percent(summed["empty"], summed["n_test"]),
         "correct": _percent(summed["single_correct"], summed["single"]),
     }).reset_index()
+    ours["error"] = _percent(
+        regions.groupby(["data", "significance"], sort=False)["errors"].sum().to_numpy(),
+        summed["n_test"].to_numpy(),
+    )
     ours.insert(0, "source", "book")
     paper = PAPER_TABLE3.copy()
     paper.insert(0, "source", "paper")
     ours["paper data"] = ours["data"].map(PAPER_NAME)
     paper["paper data"] = paper["data"]
     both = pd.concat([paper, ours], ignore_index=True)
+    both.insert(
+        len(both.columns) - 2, "error >=",
+        implied_error(both["one"], both["none"], both["correct"]),
+    )
     order = {name: i for i, name in enumerate(["USPS", "Satellite", "Shuttle", "Segment"])}
     both["_order"] = both["paper data"].map(order)
     both["_source"] = (both["source"] == "book").astype(int)
@@ -316,6 +389,7 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
 
 def error_by_k(results: pd.DataFrame, name: str = "usps_like") -> pd.DataFrame:
     """Figure 1: error (%) of TCM-NN and k-NN against k on one data set."""
+    results = _main_rows(results)
     point = results[(results["data"] == name) & results["method"].isin(["TCM-NN", "k-NN"])]
     summed = point.groupby(["k", "method"])[["errors", "n_test"]].sum()
     return (100.0 * summed["errors"] / summed["n_test"]).unstack("method")
@@ -330,6 +404,7 @@ def calibration(results: pd.DataFrame, name: str = "usps_like") -> pd.DataFrame:
         Indexed by the confidence level ``1 - significance`` (%), columns ``correct`` (% of
         regions holding the true label) and ``n_test``.
     """
+    results = _main_rows(results)
     regions = results[(results["data"] == name) & (results["method"] == "TCM-NN region")]
     summed = regions.groupby("significance")[["errors", "n_test"]].sum()
     table = pd.DataFrame({
@@ -338,3 +413,142 @@ def calibration(results: pd.DataFrame, name: str = "usps_like") -> pd.DataFrame:
         "n_test": summed["n_test"].to_numpy(),
     })
     return table.sort_values("confidence").set_index("confidence")
+
+
+# --------------------------------------------------------------------------- spreads
+
+
+def seed_spread(name: str = "usps_like", seeds=(0, 1, 2), ks=FIGURE1_K["book"], results=None,
+                n_jobs: int = 1) -> pd.DataFrame:
+    """Errors (%) of TCM-NN, k-NN and the SVM on the random splits of several seeds.
+
+    Table 2 and Figure 1 on ``usps_like`` rest on one random 4000 / 1000 split; this repeats
+    the split for every seed of ``seeds`` (:func:`splits`, ``random_state = seed``) and runs
+    :func:`evaluate_split` on each.
+
+    Parameters
+    ----------
+    name : str
+        A data set whose split depends on the seed (``usps_like``, or a cross-validated set,
+        whose folds are then pooled).
+    seeds : sequence of int
+    ks : sequence of int
+        Neighbour counts (TCM-NN and k-NN).
+    results : pandas.DataFrame, optional
+        Output of :func:`run` (for instance a recorded paper-scale run, whose ``usps_like``
+        splits include the extra seeds of :data:`SPREAD_SEEDS`): every seed whose rows it holds
+        (column ``split_seed``; without that column, the first seed of ``seeds``) is read from
+        it instead of recomputed, and must hold every ``k`` of ``ks``.
+    n_jobs : int
+        Worker processes, one split each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``seed``, ``method`` ("TCM-NN", "k-NN", "SVM"), ``k`` (0 for the SVM) and
+        ``error`` (%); the same for every ``n_jobs``.
+    """
+    if name == "optdigits" or name == "satimage":
+        raise ValueError(f"name: {name!r} has one fixed split, no seed to vary")
+    seeds = [check_seed(s) for s in seeds]
+    if len(set(seeds)) != len(seeds):
+        raise ValueError("seeds: must be distinct")
+    ks = tuple(int(k) for k in ks)
+    frames, tasks, task_seeds = [], [], []
+    for i, seed in enumerate(seeds):
+        done = None
+        if results is not None:
+            done = results[results["data"] == name]
+            if "split_seed" in done.columns:
+                done = done[done["split_seed"] == seed]
+            elif i > 0:
+                done = None
+        if done is not None and len(done):
+            done = done.copy()
+            missing = set(ks) - set(done.loc[done["method"] == "TCM-NN", "k"])
+            if missing:
+                raise ValueError(f"results: no rows for k = {sorted(missing)} on {name!r}")
+            frames.append(done.assign(seed=seed))
+            continue
+        for fold, (train, test) in enumerate(splits(name, seed)):
+            tasks.append((name, fold, train, test, ks))
+            task_seeds.append(seed)
+    computed = parallel_map(_task, tasks, seed=0, n_jobs=check_n_jobs(n_jobs),
+                            desc=f"{name} seeds", progress=False)
+    for seed, rows in zip(task_seeds, computed):
+        frames.append(pd.DataFrame(rows).assign(seed=seed))
+    rows = pd.concat(frames, ignore_index=True)
+    point = rows[rows["method"].isin(["TCM-NN", "k-NN", "SVM"])
+                 & (rows["k"].isin(ks) | (rows["method"] == "SVM"))]
+    summed = point.groupby(["seed", "method", "k"], sort=True)[["errors", "n_test"]].sum()
+    out = (100.0 * summed["errors"] / summed["n_test"]).rename("error").reset_index()
+    return out
+
+
+def random_split_errors(name: str = "satimage", n_train: int = datasets.SATIMAGE_N_TRAIN,
+                        seeds=range(10)) -> pd.DataFrame:
+    """1-NN error (%) on random ``n_train`` / rest splits, one per seed.
+
+    Plain 1-NN (``KNeighborsClassifier(n_neighbors=1, algorithm="brute")``, Euclidean), which
+    on Satellite's first-4435 split makes the same 211 errors as TCM-NN with k = 1; each split
+    is ``numpy.random.default_rng(seed).permutation`` of the rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``seed``, ``n_test``, ``errors`` and ``error`` (%).
+    """
+    X, y = load(name)
+    n_train = int(n_train)
+    if not 0 < n_train < len(y):
+        raise ValueError(f"n_train: must lie strictly between 0 and {len(y)}, got {n_train}")
+    rows = []
+    for seed in seeds:
+        seed = check_seed(seed)
+        perm = np.random.default_rng(seed).permutation(len(y))
+        train, test = perm[:n_train], perm[n_train:]
+        knn = KNeighborsClassifier(n_neighbors=1, algorithm="brute").fit(X[train], y[train])
+        errors = int(np.sum(knn.predict(X[test]) != y[test]))
+        rows.append({"seed": seed, "n_test": len(test), "errors": errors,
+                     "error": 100.0 * errors / len(test)})
+    return pd.DataFrame(rows)
+
+
+def affected_examples(X_train, y_train, X_test, k: int = 1) -> np.ndarray:
+    """How many training strangeness values each test object can change (step 2.3).
+
+    By the lemma of the chapter, a new object at distance ``d_i`` from training example ``i``
+    changes its score under some candidate label exactly when ``d_i`` is below the larger of
+    its ``k``-th same-class and ``k``-th other-class distances in the training bag. This
+    counts those examples with scikit-learn's exact neighbour search, independently of
+    :class:`~svmtrust.tcm_nn.TCMNearestNeighbours`.
+
+    Parameters
+    ----------
+    X_train : array_like of shape (n, d)
+    y_train : array_like of shape (n,)
+        At least two classes, each with at least ``k + 1`` examples.
+    X_test : array_like of shape (m, d)
+    k : int
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
+    """
+    k = check_integer(k, "k")
+    X_train = check_array(X_train, "X_train", ndim=2)
+    X_test = check_array(X_test, "X_test", ndim=2)
+    if X_test.shape[1] != X_train.shape[1]:
+        raise ValueError(f"X_test: has {X_test.shape[1]} features, X_train {X_train.shape[1]}")
+    classes, index = check_class_labels(y_train, "y_train", n=X_train.shape[0])
+    if np.bincount(index).min() < k + 1:
+        raise ValueError(f"k: every class needs at least k + 1 = {k + 1} examples")
+    radius = np.zeros(len(index))
+    for c in range(len(classes)):
+        own, rest = index == c, index != c
+        same = NearestNeighbors(n_neighbors=k + 1).fit(X_train[own])
+        radius[own] = same.kneighbors(X_train[own])[0][:, k]   # column 0 is the point itself
+        other = NearestNeighbors(n_neighbors=k).fit(X_train[rest])
+        radius[own] = np.maximum(radius[own], other.kneighbors(X_train[own])[0][:, k - 1])
+    d = euclidean_distances(X_test, X_train)
+    return np.sum(d < radius[None, :], axis=1)
