@@ -530,7 +530,10 @@ def validity_check(name: str = "pima", gamma: float = 2.0**-3, C: float = 2.0, n
 
 
 def time_ratio(name: str = "pima", fold: int = 0, seed: int = 0, gammas=GAMMAS, Cs=CS) -> dict:
-    """Wall-clock time of CV and of the nonconformity selector on one outer fold, same grid.
+    """Wall-clock time and work of CV and of the nonconformity selector on one outer fold.
+
+    The fold, the selectors' seed (:func:`fold_seed`) and hence the libsvm work are those of the
+    paper-scale :func:`run` with the same ``seed`` when the grid is the paper's.
 
     Returns
     -------
@@ -539,7 +542,8 @@ def time_ratio(name: str = "pima", fold: int = 0, seed: int = 0, gammas=GAMMAS, 
         ``work_ratio`` (of libsvm iterations times training size, deterministic),
         ``nc_iterations``, ``cv_iterations``, ``nc_error``, ``cv_error``.
     """
-    rows = evaluate_fold(name, fold, *outer_folds(name, seed)[fold], gammas, Cs, seed)
+    rows = evaluate_fold(name, fold, *outer_folds(name, seed)[fold], gammas, Cs,
+                         fold_seed(name, fold, seed, "paper"))
     by = {row["method"]: row for row in rows}
     nc, cv = by["Nonconformity"], by["Cross-Validation"]
     return {"nc_seconds": nc["seconds"], "cv_seconds": cv["seconds"],
