@@ -8,7 +8,14 @@ from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from svmtrust.discrepancy import optimal_set_widths, soft_loss_lower_bound
 from svmtrust.svm import SolveError, fit_svm
 from svmtrust.validation import check_class_labels
+from svmtrust.experiments import nonconformity_selection as nc_protocol
 from svmtrust.experiments import parallel_map, run_chapter
+from svmtrust.nonconformity_selection import (
+    NonconformityModelSelector,
+    critical,
+    dkw_deviation,
+    nonconformity_bound,
+)
 
 X = np.random.default_rng(0).normal(size=(8, 2))
 K = rbf_kernel(X)
@@ -79,6 +86,15 @@ CASES = [
     ("soft-loss bound NaN X", lambda: soft_loss_lower_bound(_nan(X), Y, 1.0), "X"),
     ("soft-loss bound one class", lambda: soft_loss_lower_bound(X, np.ones(8), 1.0), "y"),
     ("optimal widths slack 0", lambda: optimal_set_widths(X, Y, 1.0, slack=0.0), "slack"),
+    ("bound kind", lambda: nonconformity_bound(0.1, 50, 110, 0.05, kind="hoeffding"), "kind"),
+    ("bound delta", lambda: nonconformity_bound(0.1, 50, 110, 1.5, kind="dkw"), "delta"),
+    ("dkw m zero", lambda: dkw_deviation(0, 0.05), "m"),
+    ("tie_break unknown", lambda: critical(np.zeros((2, 3, 2)), tie_break="first"), "tie_break"),
+    ("tie keys rows", lambda: critical(np.zeros((2, 3, 2)), keys=np.zeros((3, 1))), "keys"),
+    ("tie seed negative", lambda: critical(np.zeros((2, 3, 2)), seed=-1), "seed"),
+    ("selector tie_break", lambda: NonconformityModelSelector((1.0,), (1.0,), tie_break="x").fit(
+        np.random.default_rng(0).normal(size=(20, 2)), np.tile([-1.0, 1.0], 10)), "tie_break"),
+    ("variant unknown", lambda: nc_protocol.load("credit-onehot"), "name"),
 ]
 
 

@@ -32,12 +32,17 @@ def test_discrepancy_run_is_paper_scale():
 
 def test_nonconformity_run_is_paper_scale():
     rows = _load("nonconformity_selection")
-    assert set(rows["data"]) == set(nonconformity_selection.DATASETS)
+    assert set(rows["data"]) == set(nonconformity_selection.DATASETS + nonconformity_selection.VARIANTS)
     assert set(rows["method"]) == set(nonconformity_selection.METHODS)
     counts = rows.groupby(["data", "method"]).size()
     assert (counts == nonconformity_selection.N_FOLDS).all()
     assert (rows["n_models"] == len(nonconformity_selection.GAMMAS) * len(nonconformity_selection.CS)).all()
+    # the columns of the current protocol: deterministic work, eps_crit = 0 share, second criterion
+    assert (rows["iterations"] > 0).all() and (rows["work"] > 0).all()
+    nc = rows[rows["method"] == "Nonconformity"]
+    assert nc["eps_zero"].between(0, 1).all() and nc["error_credibility"].between(0, 1).all()
     assert "Overall" in nonconformity_selection.side_by_side(rows).index
+    assert len(nonconformity_selection.preprocessing_table(rows)) == 3
 
 
 def test_discrepancy_certified_run_matches_recorded_replicates():

@@ -14,9 +14,13 @@ smallest p-value over models and labels, eq. (2),
 
     epsilon_crit = min_k min_{y in {-1, +1}} p_k(x, y),
 
-realised by ``(k_crit, y_crit)`` (ties broken at random), and predicts ``-y_crit``: the label
-that is *not* the strangest one. Proposition 4.2 bounds the error of that prediction by
-``epsilon_crit + 5.66 sqrt((ln(e n) + ln(8 K / delta)) / n)`` (:func:`nonconformity_bound`).
+realised by ``(k_crit, y_crit)`` (ties broken at random, by a draw that depends on the seed and
+the test point only, so a point gets the same label alone and in a batch), and predicts
+``-y_crit``: the label that is *not* the strangest one. Proposition 4.2 states the bound
+``epsilon_crit + 5.66 sqrt((ln(e n) + ln(8 K / delta)) / n)`` (:func:`nonconformity_bound`,
+which also offers the DKW-Massart deviation ``sqrt(ln(2 K / delta) / (2 n))``); what the
+union bound proves is a joint statement, ``P(error and epsilon_crit <= eps) <= K (eps +
+Delta)``, not a bound on each point's own error probability (see the chapter).
 
 Two baselines share the grid: b-fold cross-validation (:class:`CrossValidationSelector`) and the
 SVM-L_inf rule of Ozogur-Akyuz, Hussain & Shawe-Taylor, which predicts each test point with the
@@ -30,13 +34,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import hashlib
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 
 from . import conformal
 from .kernels import rbf_kernel
-from .svm import SolveError, SVMSolution, fit_svm
+from .svm import LIBSVM_MAX_ITER, SolveError, SVMSolution, fit_svm
 from .validation import check_array, check_binary_labels, check_integer, check_significance
 
 __all__ = [
@@ -49,7 +55,11 @@ __all__ = [
     "nonconformity_p_values",
     "critical",
     "vc_deviation",
+    "dkw_deviation",
     "nonconformity_bound",
+    "point_keys",
+    "TIE_BREAKS",
+    "BOUND_KINDS",
     "default_validation_size",
     "NonconformityModelSelector",
     "CrossValidationSelector",
@@ -77,6 +87,15 @@ SELECTION_TOL = 1e-3
 
 #: The constant of Theorem 4.1 (Devroye, Gyorfi & Lugosi 1996), as the paper states it.
 VC_CONSTANT = 5.66
+
+#: How :func:`critical` chooses among tied (model, label) pairs: ``"random"`` (the paper's
+#: rule) or ``"credibility"`` (beyond the paper: the pair whose model gives the predicted label
+#: the largest p-value, then at random).
+TIE_BREAKS = ("random", "credibility")
+
+#: The uniform deviations :func:`nonconformity_bound` can add: Theorem 4.1 (``"vc"``) or the
+#: Dvoretzky-Kiefer-Wolfowitz inequality with Massart's constant (``"dkw"``).
+BOUND_KINDS = ("vc", "dkw")
 
 
 # --------------------------------------------------------------------------- input checks
@@ -147,6 +166,20 @@ class ModelGrid:
                 rows += [s.decision_function(K_rows) for s in block if s is not None]
         return np.vstack(rows)
 
+    @property
+    def n_iter(self) -> int:
+        """libsvm iterations summed over the grid (a failed solve counts its iteration cap)."""
+        return int(sum(_iterations(s) for s in self.solutions))
+
+    @property
+    def work(self) -> int:
+        """``sum_k n_iter_k * m``: iterations times the training size, summed over the grid.
+
+        Each SMO iteration updates the gradient with two kernel columns of length ``m``, so
+        this is proportional to the solver's arithmetic and, unlike a time, deterministic.
+        """
+        return self.n_iter * self.X.shape[0]
+
     def w_norms(self) -> np.ndarray:
         """``||w_k||`` of the usable models: shape (len(usable),)."""
         return np.sqrt([max(s.w_norm_squared, np.finfo(float).tiny)
@@ -196,6 +229,11 @@ def _fit_block(K, y, Cs) -> list[SVMSolution | None]:
     return [_fit_one(K, y, C) for C in Cs]
 
 
+def _iterations(solution: SVMSolution | None) -> int:
+    """libsvm iterations of one solve; :data:`svmtrust.svm.LIBSVM_MAX_ITER` for a failed one."""
+    return LIBSVM_MAX_ITER if solution is None else int(solution.n_iter)
+
+
 # --------------------------------------------------------------------------- Algorithm 1
 
 
@@ -233,17 +271,58 @@ def nonconformity_p_values(validation_margins, test_values) -> np.ndarray:
     return P
 
 
-def critical(P, seed=0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def point_keys(X) -> np.ndarray:
+    """A 128-bit fingerprint of each row of ``X``: BLAKE2b of its float64 bytes, as 4 uint32.
+
+    Two rows get the same key exactly when they are bitwise equal (up to hash collisions,
+    probability about ``2^-128``). :func:`critical` seeds each point's tie-breaking draw with
+    ``(seed, key)``, so the draw depends on the point and not on the batch it comes in.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+
+    Returns
+    -------
+    ndarray of uint32, shape (m, 4)
+    """
+    X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    if X.ndim != 2:
+        raise ValueError(f"X: expected a 2-D array, got shape {X.shape}")
+    X = X + 0.0  # -0.0 and 0.0 are the same point
+    digests = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in X]
+    return np.frombuffer(b"".join(digests), dtype="<u4").reshape(len(X), 4).copy()
+
+
+def _keyed_uniforms(seed: int, keys: np.ndarray, width: int) -> np.ndarray:
+    """``width`` uniforms per row, row ``i`` from ``SeedSequence([seed, *keys[i]])``."""
+    return np.vstack([
+        np.random.default_rng(np.random.SeedSequence([seed, *map(int, key)])).random(width)
+        for key in keys
+    ]) if len(keys) else np.empty((0, width))
+
+
+def critical(P, seed=0, keys=None, tie_break="random") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``epsilon_crit`` of eq. (2) and the ``(k_crit, y_crit)`` realising it, per test point.
 
-    Ties are broken uniformly at random among all the (model, label) pairs that reach the
-    minimum, with a generator seeded by ``seed``: the same ``seed`` gives the same choices.
+    With ``tie_break="random"`` (the paper's rule) a pair is drawn uniformly among all the
+    (model, label) pairs that reach the minimum. Row ``i``'s draw comes from a generator seeded
+    by ``(seed, keys[i])`` (:func:`point_keys`), so it depends on the seed and the point only:
+    the same point gets the same choice alone or in any batch. ``tie_break="credibility"``
+    goes beyond the paper: among the tied pairs it keeps those whose model gives the
+    *predicted* label ``-y`` the largest p-value (the largest credibility, equivalently the
+    largest gap ``p_k(x, -y) - epsilon_crit``), and draws among those as above.
 
     Parameters
     ----------
     P : array_like of shape (m, K, 2)
         From :func:`nonconformity_p_values`.
-    seed : int or numpy.random.Generator
+    seed : int
+        Non-negative.
+    keys : array_like of shape (m, d), optional
+        A per-point key, normally the test points themselves; ``None`` keys each row by its
+        own p-values ``P[i]`` (equal p-values, equal choice).
+    tie_break : {"random", "credibility"}
 
     Returns
     -------
@@ -256,16 +335,32 @@ def critical(P, seed=0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     P = np.asarray(P, dtype=np.float64)
     if P.ndim != 3 or P.shape[2] != 2 or P.size == 0:
         raise ValueError(f"P: expected shape (m, K, 2), got {P.shape}")
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break: must be one of {TIE_BREAKS}, got {tie_break!r}")
+    seed = check_integer(seed, "seed", 0)
     flat = P.reshape(P.shape[0], -1)
-    choice = _random_argmin(flat, seed)
+    keys = point_keys(flat if keys is None else keys)
+    if len(keys) != len(flat):
+        raise ValueError(f"keys: has {len(keys)} rows, P has {len(flat)} test points")
+    tied = flat <= flat.min(axis=1, keepdims=True)
+    if tie_break == "credibility":
+        other = P[:, :, ::-1].reshape(P.shape[0], -1)  # p-value of the label not dropped
+        score = np.where(tied, other, -np.inf)
+        tied &= score >= score.max(axis=1, keepdims=True)
+    choice = _keyed_argmax(tied, seed, keys)
     return flat[np.arange(len(flat)), choice], choice // 2, LABELS[choice % 2]
 
 
-def _random_argmin(scores: np.ndarray, seed) -> np.ndarray:
-    """Column of a row minimum of ``scores``, uniformly at random among ties (seeded)."""
-    draws = np.random.default_rng(seed).random(scores.shape)
-    draws[scores > scores.min(axis=1, keepdims=True)] = -1.0
+def _keyed_argmax(allowed: np.ndarray, seed: int, keys: np.ndarray) -> np.ndarray:
+    """A column of each row among the ``allowed`` ones, uniformly at random (keyed draws)."""
+    draws = _keyed_uniforms(seed, keys, allowed.shape[1])
+    draws[~allowed] = -1.0
     return np.argmax(draws, axis=1)
+
+
+def _random_argmin(scores: np.ndarray, seed, keys) -> np.ndarray:
+    """Column of a row minimum of ``scores``, uniformly at random among ties (keyed draws)."""
+    return _keyed_argmax(scores <= scores.min(axis=1, keepdims=True), seed, point_keys(keys))
 
 
 def vc_deviation(m, d, delta) -> float:
@@ -294,11 +389,41 @@ def vc_deviation(m, d, delta) -> float:
     return VC_CONSTANT * float(np.sqrt((d * np.log(np.e * m / d) + np.log(8.0 / delta)) / m))
 
 
-def nonconformity_bound(epsilon_crit, n, n_models, delta) -> np.ndarray:
-    """Proposition 4.2: ``epsilon_crit + 5.66 sqrt((ln(e n) + ln(8 K / delta)) / n)``.
+def dkw_deviation(m, delta) -> float:
+    """The Dvoretzky-Kiefer-Wolfowitz deviation with Massart's constant: ``sqrt(ln(2/delta)/(2m))``.
 
-    Theorem 4.1 with VC dimension 1 (the sets ``(-inf, a]``) and ``delta / K`` for each of the
-    K models (a union bound).
+    With probability at least ``1 - delta`` over an i.i.d. m-sample of a real variable, its
+    empirical distribution function is within this of the true one at every threshold
+    (Massart 1990). The sets ``(-inf, a]`` are exactly the class of Theorem 4.1 with d = 1, so
+    this replaces the VC deviation of Proposition 4.2 by a far smaller one.
+
+    Parameters
+    ----------
+    m : int
+        Sample size, positive.
+    delta : float
+        Confidence parameter in (0, 1).
+
+    Returns
+    -------
+    float
+    """
+    m = check_integer(m, "m")
+    delta = check_significance(delta, "delta")
+    return float(np.sqrt(np.log(2.0 / delta) / (2.0 * m)))
+
+
+def nonconformity_bound(epsilon_crit, n, n_models, delta, kind="vc") -> np.ndarray:
+    """Proposition 4.2's quantity ``epsilon_crit + Delta``, ``Delta`` uniform over K models.
+
+    ``kind="vc"`` is the paper's ``Delta = 5.66 sqrt((ln(e n) + ln(8 K / delta)) / n)``
+    (Theorem 4.1 with VC dimension 1, the sets ``(-inf, a]``, and ``delta / K`` per model);
+    ``kind="dkw"`` is ``Delta = sqrt(ln(2 K / delta) / (2 n))`` (:func:`dkw_deviation` with
+    ``delta / K``). With probability ``1 - delta`` over the validation set every model's
+    empirical margin distribution is within ``Delta`` of the true one. What follows is the
+    joint statement ``P(error and epsilon_crit <= eps) <= K (eps + Delta)`` for a fresh test
+    example; the paper reads the quantity as a bound on each point's own error probability,
+    which does not follow (the chapter gives a counterexample).
 
     Parameters
     ----------
@@ -309,14 +434,18 @@ def nonconformity_bound(epsilon_crit, n, n_models, delta) -> np.ndarray:
     n_models : int
         K, the number of models.
     delta : float in (0, 1)
+    kind : {"vc", "dkw"}
 
     Returns
     -------
     ndarray
         Same shape as ``epsilon_crit``; it can exceed 1, where it says nothing.
     """
+    if kind not in BOUND_KINDS:
+        raise ValueError(f"kind: must be one of {BOUND_KINDS}, got {kind!r}")
     n_models = check_integer(n_models, "n_models")
-    deviation = vc_deviation(n, 1, check_significance(delta, "delta") / n_models)
+    delta = check_significance(delta, "delta") / n_models
+    deviation = vc_deviation(n, 1, delta) if kind == "vc" else dkw_deviation(n, delta)
     return np.asarray(epsilon_crit, dtype=np.float64) + deviation
 
 
@@ -356,6 +485,9 @@ class NonconformityModelSelector(_GridEstimator):
         (:func:`default_validation_size`).
     seed : int
         Seeds the one training/validation split and the tie-breaking of eq. (2).
+    tie_break : {"random", "credibility"}
+        :func:`critical`'s rule among tied pairs: the paper's ``"random"`` (a draw keyed by the
+        seed and the point) or ``"credibility"`` (beyond the paper).
 
     Attributes
     ----------
@@ -366,18 +498,24 @@ class NonconformityModelSelector(_GridEstimator):
         Rows of the data passed to :meth:`fit` in each part.
     validation_margins_ : ndarray of shape (K, n)
         ``y_j f_k(x_j)`` over the validation set (eq. (1)).
+    n_iter_, work_ : int
+        libsvm iterations of the training, summed, and ``sum n_iter * m``
+        (:attr:`ModelGrid.work`).
     """
 
-    def __init__(self, gammas=GAMMAS, Cs=CS, validation_size=None, seed=0):
+    def __init__(self, gammas=GAMMAS, Cs=CS, validation_size=None, seed=0, tie_break="random"):
         self.gammas = gammas
         self.Cs = Cs
         self.validation_size = validation_size
         self.seed = seed
+        self.tie_break = tie_break
 
     def fit(self, X, y):
         """Split once into training and validation parts and train every model (steps 1-2)."""
         X, y = _check_data(X, y)
         gammas, Cs = self._grid()
+        if self.tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie_break: must be one of {TIE_BREAKS}, got {self.tie_break!r}")
         n = self.validation_size
         n = default_validation_size(len(y)) if n is None else n
         n = check_integer(n, "validation_size", 1, len(y) - 2)
@@ -389,6 +527,7 @@ class NonconformityModelSelector(_GridEstimator):
         self.grid_ = fit_grid(X[train], y[train], gammas, Cs)
         val = self.validation_index_
         self.validation_margins_ = self.grid_.decision_values(X[val]) * y[val]
+        self.n_iter_, self.work_ = self.grid_.n_iter, self.grid_.work
         self.classes_ = LABELS.copy()
         return self
 
@@ -407,25 +546,31 @@ class NonconformityModelSelector(_GridEstimator):
         Returns
         -------
         epsilon, k, y : ndarray of shape (m,)
-            See :func:`critical`; ties are broken with ``seed``.
+            See :func:`critical`; ties are broken by ``tie_break`` with ``seed`` and the point.
         """
-        epsilon, k, y = critical(self.predict_p_all(X), self.seed)
+        X = self._check_X(X)
+        epsilon, k, y = critical(self.predict_p_all(X), self.seed, X, self.tie_break)
         return epsilon, self.grid_.usable[k], y
 
     def predict(self, X) -> np.ndarray:
         """Algorithm 1, step 4: the label ``-y_crit``."""
         return -self.epsilon_crit_(X)[2]
 
-    def bound(self, X, delta=0.05) -> np.ndarray:
-        """Proposition 4.2's bound on the error probability of each test point's prediction."""
+    def bound(self, X, delta=0.05, kind="vc") -> np.ndarray:
+        """Proposition 4.2's quantity ``epsilon_crit + Delta`` for each test point.
+
+        See :func:`nonconformity_bound` (``kind`` ``"vc"`` or ``"dkw"``) for what it bounds: a
+        joint probability over fresh examples, not each point's own error probability.
+        """
         epsilon = self.epsilon_crit_(X)[0]
         K = len(self.grid_.solutions)
-        return nonconformity_bound(epsilon, self.validation_margins_.shape[1], K, delta)
+        return nonconformity_bound(epsilon, self.validation_margins_.shape[1], K, delta, kind)
 
     def predict_p(self, X) -> np.ndarray:
         """p-values of the labels (-1, +1) under each point's model ``k_crit``: shape (m, 2)."""
+        X = self._check_X(X)
         P = self.predict_p_all(X)
-        k = critical(P, self.seed)[1]  # position among the usable models
+        k = critical(P, self.seed, X, self.tie_break)[1]  # position among the usable models
         return P[np.arange(len(P)), k, :]
 
     def predict_set(self, X, significance) -> np.ndarray:
@@ -461,6 +606,9 @@ class CrossValidationSelector(_GridEstimator):
     best_gamma_, best_C_ : float
     model_ : SVMSolution
         The chosen model retrained on all the data.
+    n_iter_, work_ : int
+        libsvm iterations summed over the ``b`` fits of every model and the retrain(s), and
+        ``sum n_iter * (training size of that fit)``.
     """
 
     def __init__(self, gammas=GAMMAS, Cs=CS, folds=10, seed=0):
@@ -480,15 +628,21 @@ class CrossValidationSelector(_GridEstimator):
         splitter = StratifiedKFold(folds, shuffle=True, random_state=self.seed)
         parts = list(splitter.split(X, y))
         errors = np.zeros((len(gammas), len(Cs)), dtype=int)
+        n_iter = work = 0
         for i, gamma in enumerate(gammas):
             K = rbf_kernel(X, gamma=gamma)
             for train, test in parts:
                 block = _fit_block(K[np.ix_(train, train)], y[train], Cs)
                 errors[i] += [_fold_errors(s, K[np.ix_(test, train)], y[test]) for s in block]
+                iterations = sum(_iterations(s) for s in block)
+                n_iter, work = n_iter + iterations, work + iterations * len(train)
         self.cv_errors_ = errors
         for best in np.argsort(errors, axis=None, kind="stable"):
             self.best_gamma_, self.best_C_ = gammas[best // len(Cs)], Cs[best % len(Cs)]
             self.model_ = _fit_one(rbf_kernel(X, gamma=self.best_gamma_), y, self.best_C_)
+            n_iter += _iterations(self.model_)
+            work += _iterations(self.model_) * len(y)
+            self.n_iter_, self.work_ = int(n_iter), int(work)
             if self.model_ is not None:
                 break
         else:
@@ -531,7 +685,8 @@ class TestMarginSelector(_GridEstimator):
     *geometric* margin ``|f_k(x)| / ||w_k||`` (``margin="geometric"``) is a Euclidean distance
     in feature space, but it is degenerate on this grid: the smallest ``gamma`` and ``C`` give
     an almost constant function with ``||w||`` near 0, which is farthest from every point and
-    predicts the majority class everywhere. Ties are broken at random with ``seed``.
+    predicts the majority class everywhere. Ties are broken at random by a draw keyed by
+    ``seed`` and the point (see :func:`critical`).
 
     Parameters
     ----------
@@ -559,13 +714,15 @@ class TestMarginSelector(_GridEstimator):
             raise ValueError(f"margin: must be one of {MARGINS}, got {self.margin!r}")
         X, y = _check_data(X, y)
         self.grid_ = fit_grid(X, y, *self._grid())
+        self.n_iter_, self.work_ = self.grid_.n_iter, self.grid_.work
         self.classes_ = LABELS.copy()
         return self
 
     def _choose(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Decision values (K, m) and the farthest model of each point."""
-        values = self.grid_.decision_values(self._check_X(X))
-        return values, _random_argmin(-self._distances(values), self.seed)
+        X = self._check_X(X)
+        values = self.grid_.decision_values(X)
+        return values, _random_argmin(-self._distances(values), self.seed, X)
 
     def _distances(self, values) -> np.ndarray:
         scale = self.grid_.w_norms() if self.margin == "geometric" else np.ones(len(values))
@@ -576,7 +733,7 @@ class TestMarginSelector(_GridEstimator):
         return self._distances(self.grid_.decision_values(self._check_X(X)))
 
     def chosen_model(self, X) -> np.ndarray:
-        """Grid index of the farthest model for each point (random among ties, with ``seed``)."""
+        """Grid index of the farthest model for each point (random among ties, keyed draws)."""
         return self.grid_.usable[self._choose(X)[1]]
 
     def predict(self, X) -> np.ndarray:
