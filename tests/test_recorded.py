@@ -38,3 +38,20 @@ def test_nonconformity_run_is_paper_scale():
     assert (counts == nonconformity_selection.N_FOLDS).all()
     assert (rows["n_models"] == len(nonconformity_selection.GAMMAS) * len(nonconformity_selection.CS)).all()
     assert "Overall" in nonconformity_selection.side_by_side(rows).index
+
+
+def test_span_run_is_paper_scale():
+    from svmtrust.experiments import span
+
+    rows = _load("span")
+    grid = span.GRIDS["paper"]
+    digits, breast = rows[rows["data"] == "digits"], rows[rows["data"] == "breast"]
+    assert sorted(digits["trial"].unique()) == list(range(grid["digits_trials"]))
+    assert sorted(breast["trial"].unique()) == list(range(grid["breast_trials"]))
+    assert (digits.groupby("trial").size() == len(grid["sigmas"])).all()
+    assert (breast.groupby("trial").size() == len(grid["Cs"])).all()
+    assert digits["value"].min() < 2.0**1.5 < digits["value"].max()   # both sides of the minimum
+    assert digits["span_bound"].notna().all()
+    for column in (*span.CRITERIA, "agreement_sv", "agreement_errors", "ties", "w2"):
+        assert column in rows.columns
+    assert list(span.selection_table(rows).index.get_level_values(0).unique()) == ["digits", "breast"]
