@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from svmtrust.experiments import discrepancy, nonconformity_selection
+from svmtrust.experiments import discrepancy, nonconformity_selection, span, tcm_nn
 
 RECORDED = Path(__file__).resolve().parents[1] / "book" / "recorded"
 
@@ -63,8 +63,6 @@ def test_discrepancy_certified_run_matches_recorded_replicates():
 
 
 def test_tcm_nn_run_is_paper_scale():
-    from svmtrust.experiments import tcm_nn
-
     rows = _load("tcm_nn")
     main = rows[rows["main"].astype(bool)]
     extra = rows[~rows["main"].astype(bool)]
@@ -78,3 +76,18 @@ def test_tcm_nn_run_is_paper_scale():
                                 results=rows)
     assert set(spread["seed"]) == {0, 1, 2}
     assert len(spread) == 3 * (2 * len(tcm_nn.FIGURE1_K["paper"]) + 1)
+
+
+def test_span_run_is_paper_scale():
+    rows = _load("span")
+    grid = span.GRIDS["paper"]
+    digits, breast = rows[rows["data"] == "digits"], rows[rows["data"] == "breast"]
+    assert sorted(digits["trial"].unique()) == list(range(grid["digits_trials"]))
+    assert sorted(breast["trial"].unique()) == list(range(grid["breast_trials"]))
+    assert (digits.groupby("trial").size() == len(grid["sigmas"])).all()
+    assert (breast.groupby("trial").size() == len(grid["Cs"])).all()
+    assert digits["value"].min() < 2.0**1.5 < digits["value"].max()   # both sides of the minimum
+    assert digits["span_bound"].notna().all()
+    for column in (*span.CRITERIA, "agreement_sv", "agreement_errors", "ties", "w2"):
+        assert column in rows.columns
+    assert list(span.selection_table(rows).index.get_level_values(0).unique()) == ["digits", "breast"]

@@ -7,17 +7,20 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from svmtrust import datasets
-from svmtrust.kernels import linear_kernel, rbf_kernel
+from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from svmtrust.span import (
     exact_loo,
+    jaakkola_haussler_errors,
     leave_one_out,
     linear_rescaled_bound,
     radius_margin_bound,
     radius_squared,
     rescaled_radius_margin_bound,
     span,
+    span_bound,
     span_closed_form,
     span_rule_early_stopping,
+    span_rule_errors,
     span_rule_loo,
 )
 from svmtrust.svm import fit_svm
@@ -212,7 +215,229 @@ def test_bad_input(func, case, args, name):
     (lambda: radius_squared(_nan(K_BAD)), "K"),
     (lambda: span_rule_loo(K_BAD, SOL_BAD, method="exact"), "method"),
     (lambda: linear_rescaled_bound(X_BAD[:5], SOL_BAD), "sol"),
+    (lambda: linear_rescaled_bound(X_BAD, "sol"), "sol"),
+    (lambda: linear_rescaled_bound(X_BAD, SOL_BAD, box="ball"), "box"),
+    (lambda: rescaled_radius_margin_bound(K_BAD, SOL_BAD, box="tight"), "box"),
+    (lambda: span_bound(K_BAD, SOL_BAD), "sol"),          # C finite: Theorem 1 is for C = inf
+    (lambda: span_bound(K_BAD, fit_svm(K_BAD, Y_BAD), spans=np.ones(3)), "spans"),
+    (lambda: span_bound(_nan(K_BAD), SOL_BAD), "K"),
+    (lambda: jaakkola_haussler_errors(K_BAD[:8, :8], SOL_BAD), "sol"),
+    (lambda: jaakkola_haussler_errors(_nan(K_BAD), SOL_BAD), "K"),
 ])
 def test_bad_input_other(call, name):
     with pytest.raises(ValueError, match=f"^{name}"):
         call()
+
+
+# ----------------------------------------------------------------------------- closed form vs lstsq
+
+
+def _affine_distance2(Phi, p, others):
+    """Squared distance from ``Phi[p]`` to the affine hull of ``Phi[others]``, by least squares.
+
+    Independent of the library: explicit features and ``numpy.linalg.lstsq`` on the differences
+    to the first point (no Gram matrix, no bordered system).
+    """
+    base = Phi[others[0]]
+    target = Phi[p] - base
+    directions = (Phi[others[1:]] - base).T
+    if directions.shape[1]:
+        coef = np.linalg.lstsq(directions, target, rcond=None)[0]
+        target = target - directions @ coef
+    return float(target @ target)
+
+
+def _poly2_features(X):
+    """Explicit feature map of ``(x . z)^2``: all products ``x_i x_j``, with sqrt(2) off the diagonal."""
+    d = X.shape[1]
+    cols = [X[:, i] * X[:, j] * (1.0 if i == j else np.sqrt(2.0))
+            for i in range(d) for j in range(i, d)]
+    return np.column_stack(cols)
+
+
+def _three_free_in_the_plane():
+    """The chapter's picture: 24 points in 2-D, linear kernel, hard margin, three free support
+    vectors, so K_FF (3 x 3, rank 2) is singular and the bordered matrix is not."""
+    rng = np.random.default_rng(4)
+    y = np.r_[np.ones(12), -np.ones(12)]
+    X = rng.normal(scale=0.7, size=(24, 2)) + np.outer(y, [1.2, 0.9])
+    return X, y
+
+
+def _closed_form_cases():
+    X, y = _three_free_in_the_plane()
+    yield "three free SVs in 2-D", X, linear_kernel(X), y, np.inf
+    for seed in range(3):   # soft margin, linear kernel in 3-D: many free SVs, K_FF singular
+        rng = np.random.default_rng(seed)
+        y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
+        X = rng.normal(size=(40, 3)) + 0.8 * y[:, None]
+        sol = fit_svm(linear_kernel(X), y, 1.0)
+        if sol.free.size <= 4:   # at most d + 1 free SVs: the bordered matrix can be invertible
+            yield f"linear soft {seed}", X, linear_kernel(X), y, 1.0
+    for seed in range(3):   # polynomial degree 2 in 3-D: 6 explicit features
+        rng = np.random.default_rng(10 + seed)
+        y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
+        X = rng.normal(size=(30, 3)) + 0.7 * y[:, None]
+        yield f"poly2 {seed}", _poly2_features(X), polynomial_kernel(X, degree=2), y, 3.0
+
+
+@pytest.mark.parametrize("case", list(_closed_form_cases()), ids=lambda c: c[0])
+def test_closed_form_equals_least_squares_distance(case):
+    """Closed-form spans against an independent least-squares distance to the affine hull of
+    the (other) first-category support vectors, in explicit features: 1e-9 relative, whether
+    K_FF is singular or not (the bordered matrix is factorised directly)."""
+    _, Phi, K, y, C = case
+    assert np.allclose(Phi @ Phi.T, K, atol=1e-10 * np.abs(K).max())
+    sol = fit_svm(K, y, C)
+    closed = span_closed_form(K, sol)
+    checked = 0
+    for p in sol.support:
+        others = [int(i) for i in sol.free if i != p]
+        if len(others) < 1:
+            continue
+        hull = Phi[others] - Phi[others[0]]
+        if np.linalg.matrix_rank(hull[1:], tol=1e-8 * np.abs(Phi).max()) < len(others) - 1:
+            continue   # affinely dependent: the bordered matrix is singular (tested below)
+        exact = _affine_distance2(Phi, p, others)
+        assert closed[p] == pytest.approx(exact, rel=1e-9, abs=1e-12 * np.abs(K).max()), p
+        checked += 1
+    assert checked >= 3
+
+
+def test_closed_form_singular_gram_block_not_below_exact():
+    """The case where the Cholesky route put a span about 4e-6 below the exact distance."""
+    X, y = _three_free_in_the_plane()
+    K = linear_kernel(X)
+    sol = fit_svm(K, y)
+    assert sol.free.size == 3 and np.linalg.matrix_rank(K[np.ix_(sol.free, sol.free)]) == 2
+    closed = span_closed_form(K, sol)
+    for p in sol.free:
+        exact = _affine_distance2(X, p, [int(i) for i in sol.free if i != p])
+        assert abs(closed[p] - exact) <= 1e-12 * exact
+
+
+def test_closed_form_singular_bordered_matrix_uses_the_ridge():
+    """A repeated first-category support vector makes the bordered matrix singular: the ridge
+    applies, the twins get span 0 and every span matches least squares to the ridge's bias
+    (relative to the scale of K)."""
+    X, y = _three_free_in_the_plane()
+    twin = int(fit_svm(linear_kernel(X), y).free[0])
+    X, y = np.vstack([X, X[twin]]), np.r_[y, y[twin]]
+    K = linear_kernel(X)
+    sol = fit_svm(K, y)
+    assert {twin, len(y) - 1} <= set(sol.free.tolist())
+    closed = span_closed_form(K, sol)
+    scale = float(np.mean(np.diag(K)[sol.free]))
+    for p in sol.support:
+        exact = _affine_distance2(X, p, [int(i) for i in sol.free if i != p])
+        assert abs(closed[p] - exact) <= 1e-8 * scale
+    assert closed[twin] <= 1e-8 * scale and closed[len(y) - 1] <= 1e-8 * scale
+
+
+# ----------------------------------------------------------------------------- rescaling boxes
+
+
+@pytest.mark.parametrize("box", ["origin", "range"])
+def test_rescaling_boxes_kernel_equals_explicit(box):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 3)) * np.array([3.0, 1.0, 0.3]) + 2.0
+    X[0] *= 4.0                      # one outlier: a box far from symmetric about the mean
+    y = np.where(X[:, 0] - X[:, 0].mean() + rng.normal(size=40) > 0, 1.0, -1.0)
+    K = linear_kernel(X)
+    sol = fit_svm(K, y, 1.0)
+    assert rescaled_radius_margin_bound(K, sol, box=box) == pytest.approx(
+        linear_rescaled_bound(X, sol, box=box), rel=1e-8)
+
+
+def test_rescaling_boxes_by_hand():
+    """Axis-aligned data whose principal axes are the coordinate axes: the boxes by hand."""
+    grid = np.array([-5.0, -3.0, 3.0, 5.0])
+    X = np.array([[a, b] for a in grid for b in grid / 5.0])  # symmetric about both axes
+    y = np.where(X[:, 1] > 0, 1.0, -1.0)
+    K = linear_kernel(X)
+    sol = fit_svm(K, y, 1.0)
+    w = sol.coef @ X
+    # symmetric data: both boxes have edges 2 * max |x_k| = max - min
+    edges = 2 * np.abs(X).max(axis=0)
+    expected = float(np.sum(edges**2 * w**2)) / len(y)
+    for box in ("origin", "range"):
+        assert rescaled_radius_margin_bound(K, sol, box=box) == pytest.approx(expected, rel=1e-8)
+    # shift one point outwards on the first axis only: the origin box grows, the range box
+    # grows by half as much
+    X2 = X.copy()
+    X2[0, 0] = -9.0
+    K2 = linear_kernel(X2)
+    sol2 = fit_svm(K2, y, 1.0)
+    assert rescaled_radius_margin_bound(K2, sol2, box="range") <= rescaled_radius_margin_bound(
+        K2, sol2, box="origin")
+
+
+# ----------------------------------------------------------------------------- Theorem 1, JH
+
+
+def _enclosing_circle_diameter(P):
+    """Diameter of the smallest circle containing 2-D points, by brute force over pairs and
+    triples (the circle is fixed by two or three of the points), independent of any QP."""
+    best = np.inf
+    pts = list(P)
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            centre, r = (pts[i] + pts[j]) / 2, np.linalg.norm(pts[i] - pts[j]) / 2
+            if np.all(np.linalg.norm(P - centre, axis=1) <= r * (1 + 1e-12)):
+                best = min(best, r)
+            for k in range(j + 1, len(pts)):
+                a, b, c = pts[i], pts[j], pts[k]
+                d = 2 * (a[0] * (b[1] - c[1]) + b[0] * (c[1] - a[1]) + c[0] * (a[1] - b[1]))
+                if abs(d) < 1e-14:
+                    continue
+                ux = ((a @ a) * (b[1] - c[1]) + (b @ b) * (c[1] - a[1]) + (c @ c) * (a[1] - b[1])) / d
+                uy = ((a @ a) * (c[0] - b[0]) + (b @ b) * (a[0] - c[0]) + (c @ c) * (b[0] - a[0])) / d
+                centre = np.array([ux, uy])
+                r = np.linalg.norm(a - centre)
+                if np.all(np.linalg.norm(P - centre, axis=1) <= r * (1 + 1e-12)):
+                    best = min(best, r)
+    return 2 * best
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_span_bound_geometry_and_theorem_1(seed):
+    """S D ||w||^2 / l with D from a brute-force enclosing circle; the bound holds (it counts
+    at least the leave-one-out errors) and never exceeds four times the radius-margin one."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
+    X = rng.normal(size=(30, 2)) + 1.8 * y[:, None]
+    K = linear_kernel(X)
+    sol = fit_svm(K, y)
+    spans = span(K, sol)
+    S = np.sqrt(np.max(spans[sol.support]))
+    D = _enclosing_circle_diameter(X[sol.support])
+    bound = span_bound(K, sol)
+    assert bound == pytest.approx(S * D * sol.w_norm_squared / len(y), rel=1e-5)
+    assert exact_loo(K, y, np.inf, solver="cvxpy") <= bound + 1e-12
+    assert bound <= 4 * radius_margin_bound(K, sol) * (1 + 1e-6)
+
+
+def test_jaakkola_haussler_rule_from_explicit_decision_values():
+    K, y, C = random_problem("soft", 3)
+    sol = fit_svm(K, y, C)
+    f = K @ (sol.alpha * y) + sol.b          # decision values written out, not through the library
+    expected = np.zeros(len(y), dtype=bool)
+    sv = sol.alpha > 0
+    expected[sv] = y[sv] * f[sv] - sol.alpha[sv] * np.diag(K)[sv] <= 0
+    assert np.array_equal(jaakkola_haussler_errors(K, sol), expected)
+
+
+def test_span_rule_counts_a_tie_as_an_error():
+    K, y, C = random_problem("soft", 3)
+    sol = fit_svm(K, y, C)
+    margins = y * sol.decision_function(K)
+    p = int(sol.free[0])
+    spans = np.where(sol.alpha > 0, 0.0, np.nan)
+    spans[p] = 1.0
+    # scale alpha_p S_p^2 to meet the margin exactly: a power of two keeps the product exact
+    spans[p] = margins[p] / sol.alpha[p]
+    tie = margins[p] - sol.alpha[p] * spans[p]
+    errors = span_rule_errors(K, sol, spans)
+    assert errors[p] == (tie <= 0)
+    spans[p] = np.nextafter(spans[p], np.inf) if tie > 0 else spans[p]
+    assert span_rule_errors(K, sol, spans)[p]

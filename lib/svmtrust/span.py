@@ -12,9 +12,11 @@ its unconstrained relaxation through the bordered Gram matrix, :func:`span_rule_
 into a leave-one-out estimate (with the early-stopping shortcut for the QP route), and
 :func:`exact_loo` / :func:`leave_one_out` retrain to get the true leave-one-out error.
 :func:`radius_squared`, :func:`radius_margin_bound` and :func:`rescaled_radius_margin_bound`
-compute functional (1) and its kernel-PCA rescaling (Section 4); :func:`linear_rescaled_bound`
-is the explicit input-space rescaling of the linear case, against which the kernel version is
-checked.
+compute functional (1) and its kernel-PCA rescaling (Section 4), with the paper's box centred
+at the origin or the tight one; :func:`linear_rescaled_bound` is the explicit input-space
+rescaling of the linear case, against which the kernel version is checked. :func:`span_bound`
+is Theorem 1's bound ``S D ||w||^2 / l`` and :func:`jaakkola_haussler_errors` the rule of
+Jaakkola & Haussler (1999) that the paper compares the span with.
 
 Second-category support vectors (``alpha_p = C``) are treated with the same set ``Lambda_p``,
 built from all first-category support vectors: the proof of Theorem 2 goes through unchanged for
@@ -23,6 +25,7 @@ them.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import cvxpy as cp
@@ -33,9 +36,10 @@ from .svm import SolveError, SVMSolution, fit_svm, kernel_factor
 from .validation import check_array, check_binary_labels, check_C, check_kernel_matrix
 
 #: Ridge added to the Gram matrix of the first-category support vectors in
-#: :func:`span_closed_form`, relative to its mean diagonal entry. It keeps the bordered matrix
-#: invertible when support vectors repeat or are affinely dependent (then the span is 0), and
-#: biases a span upwards by at most ``SPAN_RIDGE * mean(diag) * ||lambda||^2``.
+#: :func:`span_closed_form`, relative to its mean diagonal entry, only when the bordered matrix
+#: ``[[K_FF, 1], [1, 0]]`` is singular to working precision (support vectors that repeat, or more
+#: affinely dependent ones than feature space has room for): there some spans are 0, and the
+#: ridge biases a span upwards by at most ``SPAN_RIDGE * mean(diag) * ||lambda||^2``.
 SPAN_RIDGE = 1e-10
 
 #: Accuracy asked of Clarabel for the span and radius QPs.
@@ -201,17 +205,38 @@ def _box_active(K, sol, points, out):
 
 
 def _bordered_inverse(K_free, ridge):
-    """The top-left block ``B`` of the inverse of the bordered matrix ``[[K + eta I, 1], [1, 0]]``.
+    """Inverse of the bordered matrix ``[[K_FF, 1], [1^T, 0]]`` and the ridge it needed.
 
-    With ``A = (K + eta I)^{-1}`` (Cholesky) and ``a = A 1``, ``B = A - a a^T / (1^T a)``; also
-    returns ``A`` applied through its Cholesky factor and ``a``, and ``eta``.
+    The bordered matrix is symmetric and indefinite (one negative eigenvalue), and it is
+    invertible whenever the first-category support vectors are affinely independent in feature
+    space, even when ``K_FF`` itself is singular (three points in the plane with a linear
+    kernel). It is factorised directly (``scipy.linalg.solve`` with ``assume_a="sym"``, a
+    Bunch-Kaufman LDL^T factorisation), never through ``K_FF^{-1}``. Only if LAPACK reports it
+    singular or its reciprocal condition number below machine epsilon is ``K_FF`` replaced by
+    ``K_FF + eta I``, ``eta = ridge * mean(diag(K_FF))``.
+
+    Returns
+    -------
+    inverse : ndarray of shape (m + 1, m + 1)
+    eta : float
+        0.0 when no ridge was needed.
     """
     m = K_free.shape[0]
+    bordered = np.zeros((m + 1, m + 1))
+    bordered[:m, :m] = K_free
+    bordered[:m, m] = bordered[m, :m] = 1.0
+    identity = np.eye(m + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+            return scipy.linalg.solve(bordered, identity, assume_a="sym"), 0.0
+    except (scipy.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+        pass
     eta = ridge * max(float(np.mean(np.diag(K_free))), np.finfo(float).tiny)
-    factor = scipy.linalg.cho_factor(K_free + eta * np.eye(m), lower=True)
-    A = scipy.linalg.cho_solve(factor, np.eye(m))
-    a = A.sum(axis=1)
-    return A - np.outer(a, a) / a.sum(), factor, a, eta
+    bordered[:m, :m] += eta * np.eye(m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+        return scipy.linalg.solve(bordered, identity, assume_a="sym"), eta
 
 
 def closed_form_coefficients(K, sol, ridge=SPAN_RIDGE):
@@ -221,11 +246,14 @@ def closed_form_coefficients(K, sol, ridge=SPAN_RIDGE):
     ``lambda_i = -(Ktilde^{-1})_ip / (Ktilde^{-1})_pp``; for a second-category one,
     ``[lambda; mu] = Ktilde^{-1} [K_Fp; 1]`` and ``S_p^2 = K_pp - lambda^T K_Fp - mu``, with
     ``Ktilde = [[K_FF, 1], [1^T, 0]]`` over the first-category support vectors ``F`` (the closed
-    form after Corollary 1 of Chapelle & Vapnik 1999). ``K_FF`` gets the ridge
-    ``eta = ridge * mean(diag(K_FF))``, i.e. every ``phi(x_i)`` an extra orthogonal coordinate
-    ``sqrt(eta)``, and ``eta`` is subtracted again from first-category spans: the result is the
-    distance with the penalty ``eta ||lambda||^2`` added, exact as ``eta -> 0`` and finite when
-    support vectors repeat.
+    form after Corollary 1 of Chapelle & Vapnik 1999; Chapelle et al. 2002, Sec. 5.2).
+    ``Ktilde`` is inverted by a symmetric indefinite factorisation (:func:`_bordered_inverse`),
+    which is exact whenever ``Ktilde`` is invertible, ``K_FF`` singular or not. Only when
+    ``Ktilde`` itself is singular (repeated or too many affinely dependent support vectors)
+    does ``K_FF`` get the ridge ``eta = ridge * mean(diag(K_FF))``, i.e. every ``phi(x_i)`` an
+    extra orthogonal coordinate ``sqrt(eta)``, and ``eta`` is subtracted again from
+    first-category spans: the result is then the distance with the penalty
+    ``eta ||lambda||^2`` added, and finite.
 
     Parameters
     ----------
@@ -251,18 +279,17 @@ def closed_form_coefficients(K, sol, ridge=SPAN_RIDGE):
             spans[bounded] = np.diag(K)[bounded] - 2 * K[free[0], bounded] + K[free[0], free[0]]
             lambdas[:, bounded] = 1.0
         return spans, lambdas
-    B, factor, a, eta = _bordered_inverse(K[np.ix_(free, free)], ridge)
+    inverse, eta = _bordered_inverse(K[np.ix_(free, free)], ridge)
+    B = inverse[:-1, :-1]
     diag_B = np.diag(B)
     spans[free] = 1.0 / diag_B - eta
     lambdas[:, free] = -B / diag_B
     lambdas[np.arange(free.size), free] = 0.0
     if bounded.size:
-        K_fb = K[np.ix_(free, bounded)]
-        solved = scipy.linalg.cho_solve(factor, K_fb)
-        mu = (solved.sum(axis=0) - 1.0) / a.sum()
-        lam = solved - np.outer(a, mu)
-        spans[bounded] = np.diag(K)[bounded] - np.sum(lam * K_fb, axis=0) - mu
-        lambdas[:, bounded] = lam
+        v = np.vstack([K[np.ix_(free, bounded)], np.ones((1, bounded.size))])
+        solved = inverse @ v                      # [lambda; mu] for every bounded point
+        spans[bounded] = np.diag(K)[bounded] - np.sum(v * solved, axis=0)
+        lambdas[:, bounded] = solved[:-1]
     spans[sol.support] = np.maximum(spans[sol.support], 0.0)
     return spans, lambdas
 
@@ -279,7 +306,7 @@ def span_closed_form(K, sol, ridge=SPAN_RIDGE) -> np.ndarray:
     K : array_like of shape (n, n)
     sol : SVMSolution
     ridge : float
-        Relative ridge on ``K_FF`` (:data:`SPAN_RIDGE`).
+        Relative ridge on ``K_FF`` if the bordered matrix is singular (:data:`SPAN_RIDGE`).
 
     Returns
     -------
@@ -304,7 +331,9 @@ def span_rule_errors(K, sol, spans) -> np.ndarray:
 
     Support vector ``p`` is predicted misclassified when ``y_p f(x_p) - alpha_p S_p^2 <= 0``
     (for a first-category one ``y_p f(x_p) = 1``, i.e. ``alpha_p S_p^2 >= 1``); every other
-    point is predicted correct.
+    point is predicted correct. A tie (equality) counts as an error, as leave-one-out counts
+    ``y_p f^p(x_p) = 0`` as one; the paper's ``Psi(alpha_p S_p^2 - 1)`` with ``Psi(t) = 1``
+    only for ``t > 0`` counts a tie as correct. The two differ only on exact ties.
 
     Parameters
     ----------
@@ -587,22 +616,149 @@ def radius_margin_bound(K, sol) -> float:
     return radius_squared(K) * sol.w_norm_squared / K.shape[0]
 
 
-def _rescaled_norm(coords, coef_axes):
-    """``sum_k mu_k^2 (w . u_k)^2`` with ``mu_k`` the range of the coordinates on axis ``k``."""
-    edges = coords.max(axis=0) - coords.min(axis=0)
+#: The two enclosing boxes of the rescaling: the paper's box centred at the origin (the mean of
+#: the data), edge ``2 max_i |x_i . u_k|``, and the tight box, edge ``max_i - min_i``.
+BOXES = ("origin", "range")
+
+
+def _check_box(box):
+    if box not in BOXES:
+        raise ValueError(f"box: must be one of {BOXES}, got {box!r}")
+    return box
+
+
+def _rescaled_norm(coords, coef_axes, box):
+    """``sum_k mu_k^2 (w . u_k)^2`` with ``mu_k`` the edge of the enclosing box on axis ``k``.
+
+    ``coords`` are centred coordinates; ``box="origin"`` takes ``mu_k = 2 max_i |coords_ik|``
+    (the paper's box centred at the origin), ``box="range"`` ``max_i - min_i``.
+    """
+    if box == "origin":
+        edges = 2.0 * np.abs(coords).max(axis=0)
+    else:
+        edges = coords.max(axis=0) - coords.min(axis=0)
     return float(np.sum(edges**2 * coef_axes**2))
 
 
-def rescaled_radius_margin_bound(K, sol) -> float:
+def rescaled_radius_margin_bound(K, sol, box="origin") -> float:
     """Functional (1) after rescaling feature space by kernel PCA (Section 4).
 
     With ``U`` and ``lambda_k`` the unit eigenvectors and eigenvalues of the centred Gram
-    matrix ``H K H``, point ``i`` has coordinate ``sqrt(lambda_k) U_ik`` on axis ``k`` and
-    ``w . u_k = sqrt(lambda_k) sum_i alpha_i y_i U_ik`` (exact, because ``sum_i alpha_i y_i =
-    0``). Rescaling axis ``k`` by the edge ``mu_k`` of the enclosing box makes the data fill a
-    unit box, so ``R^2`` becomes 1 and ``||w||^2`` becomes
-    ``sum_k lambda_k^2 (max_i U_ik - min_i U_ik)^2 (sum_i alpha_i y_i U_ik)^2``; the result is
-    that sum divided by ``l``. Axes with numerically zero eigenvalues are dropped.
+    matrix ``H K H`` (kernel PCA, Schoelkopf et al. 1997), point ``i`` has coordinate
+    ``sqrt(lambda_k) U_ik`` on axis ``k`` and ``w . u_k = sqrt(lambda_k) sum_i alpha_i y_i
+    U_ik`` (exact, because ``sum_i alpha_i y_i = 0``). Rescaling axis ``k`` by the edge
+    ``mu_k`` of the enclosing box makes the data fill a box of side 1, so ``R^2`` becomes 1 and
+    ``||w||^2`` becomes ``sum_k mu_k^2 (w . u_k)^2``; the result is that sum divided by ``l``.
+    The paper's box is centred at the origin (the data are centred), ``mu_k = 2 sqrt(lambda_k)
+    max_i |U_ik|``, giving
+    ``sum_k 4 lambda_k^2 (max_i |U_ik|)^2 (sum_i alpha_i y_i U_ik)^2``; the tight box has
+    ``mu_k = sqrt(lambda_k) (max_i U_ik - min_i U_ik)``, at most as long, so the ``"range"``
+    value never exceeds the ``"origin"`` one. Axes with numerically zero eigenvalues are
+    dropped.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+    box : {"origin", "range"}
+        The enclosing box (:data:`BOXES`): ``"origin"`` the paper's, ``"range"`` the tight one.
+
+    Returns
+    -------
+    float
+    """
+    K = _check_inputs(K, sol)
+    box = _check_box(box)
+    n = K.shape[0]
+    centred = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
+    eigvals, U = np.linalg.eigh((centred + centred.T) / 2.0)
+    keep = eigvals > np.finfo(float).eps * n * max(float(eigvals[-1]), 0.0)
+    root = np.sqrt(eigvals[keep])
+    coords = U[:, keep] * root
+    return _rescaled_norm(coords, root * (sol.coef @ U[:, keep]), box) / n
+
+
+def linear_rescaled_bound(X, sol, box="origin") -> float:
+    """The explicit rescaling of the linear case (Section 4), for a linear-kernel SVM on ``X``.
+
+    Centre ``X``; with ``u_k`` the unit eigenvectors of its covariance matrix, the box edges are
+    ``mu_k = 2 max_i |x_i . u_k|`` (``box="origin"``, the paper's box centred at the origin) or
+    ``mu_k = max_i x_i . u_k - min_i x_i . u_k`` (``box="range"``), and
+    ``||w~||^2 = sum_k mu_k^2 (w . u_k)^2`` with ``w = sum_i alpha_i y_i x_i``. Returns
+    ``||w~||^2 / l``, which must equal :func:`rescaled_radius_margin_bound` for ``K = X X^T``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+    sol : SVMSolution
+        Trained on ``linear_kernel(X)``.
+    box : {"origin", "range"}
+
+    Returns
+    -------
+    float
+    """
+    X = check_array(X, "X", ndim=2)
+    if not isinstance(sol, SVMSolution):
+        raise ValueError(f"sol: expected an SVMSolution, got {type(sol).__name__}")
+    if sol.alpha.shape[0] != X.shape[0]:
+        raise ValueError(f"sol: has {sol.alpha.shape[0]} multipliers, X has {X.shape[0]} rows")
+    box = _check_box(box)
+    centred = X - X.mean(axis=0)
+    eigvals, u = np.linalg.eigh(centred.T @ centred)
+    keep = eigvals > np.finfo(float).eps * X.shape[0] * max(float(eigvals[-1]), 0.0)
+    w = sol.coef @ X
+    return _rescaled_norm(centred @ u[:, keep], w @ u[:, keep], box) / X.shape[0]
+
+
+# ----------------------------------------------------------------------------- other estimates
+
+
+def span_bound(K, sol, spans=None) -> float:
+    """Theorem 1's bound on the leave-one-out error rate, separable case: ``S D ||w||^2 / l``.
+
+    Theorem 1 of Chapelle & Vapnik (1999), from Vapnik & Chapelle (2000): a first-category
+    support vector misclassified by leave-one-out has ``alpha_p S_p D >= 1``, so with
+    ``S = max_p S_p`` (the constrained span of :func:`span`) and ``sum_p alpha_p = ||w||^2``
+    there are at most ``S D ||w||^2`` leave-one-out errors. ``D = 2 R_SV`` is the diameter of
+    the smallest sphere containing the support vectors (:func:`radius_squared` on their Gram
+    matrix). Since ``S <= D = 2 R_SV <= 2 R``, the bound is at most ``4 R^2 ||w||^2 / l``, four
+    times functional (1), and it is below functional (1) only when ``S < R^2 / (2 R_SV)``.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    sol : SVMSolution
+        A hard-margin solution (``sol.C`` infinite), with at least two support vectors.
+    spans : array_like of shape (n,), optional
+        Constrained spans from :func:`span`, if already computed.
+
+    Returns
+    -------
+    float
+        ``S D ||w||^2 / l``.
+    """
+    K = _check_inputs(K, sol)
+    if np.isfinite(sol.C):
+        raise ValueError("sol: Theorem 1's count S D / M^2 holds for the hard margin (C = inf)")
+    spans = span(K, sol) if spans is None else np.asarray(spans, dtype=float)
+    if spans.shape != (K.shape[0],):
+        raise ValueError(f"spans: expected shape ({K.shape[0]},), got {spans.shape}")
+    sv = sol.support
+    S = float(np.sqrt(np.max(spans[sv])))
+    D = 2.0 * np.sqrt(radius_squared(K[np.ix_(sv, sv)]))
+    return S * D * sol.w_norm_squared / K.shape[0]
+
+
+def jaakkola_haussler_errors(K, sol) -> np.ndarray:
+    """Leave-one-out errors predicted by the Jaakkola-Haussler rule.
+
+    Jaakkola & Haussler (1999) show, for an SVM without bias, ``y_p (f^0(x_p) - f^p(x_p)) <=
+    alpha_p K(x_p, x_p)``; the rule counts ``x_p`` as an error when ``y_p f^0(x_p) - alpha_p
+    K(x_p, x_p) <= 0``. For a machine without bias the span (to the linear hull) never exceeds
+    ``K(x_p, x_p)`` (the distance to the origin), so that rule predicts at least as many errors
+    as the span rule. With a bias, as here, the inequality is not a theorem; the rule is an
+    approximation (Chapelle et al. 2002 use it so).
 
     Parameters
     ----------
@@ -611,41 +767,7 @@ def rescaled_radius_margin_bound(K, sol) -> float:
 
     Returns
     -------
-    float
+    ndarray of bool, shape (n,)
     """
     K = _check_inputs(K, sol)
-    n = K.shape[0]
-    centred = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
-    eigvals, U = np.linalg.eigh((centred + centred.T) / 2.0)
-    keep = eigvals > np.finfo(float).eps * n * max(float(eigvals[-1]), 0.0)
-    root = np.sqrt(eigvals[keep])
-    coords = U[:, keep] * root
-    return _rescaled_norm(coords, root * (sol.coef @ U[:, keep])) / n
-
-
-def linear_rescaled_bound(X, sol) -> float:
-    """The explicit rescaling of the linear case (Section 4), for a linear-kernel SVM on ``X``.
-
-    Centre ``X``; with ``u_k`` the unit eigenvectors of its covariance matrix, the box edges are
-    ``mu_k = max_i x_i . u_k - min_i x_i . u_k`` and ``||w~||^2 = sum_k mu_k^2 (w . u_k)^2``
-    with ``w = sum_i alpha_i y_i x_i``. Returns ``||w~||^2 / l``, which must equal
-    :func:`rescaled_radius_margin_bound` for ``K = X X^T``.
-
-    Parameters
-    ----------
-    X : array_like of shape (n, d)
-    sol : SVMSolution
-        Trained on ``linear_kernel(X)``.
-
-    Returns
-    -------
-    float
-    """
-    X = check_array(X, "X", ndim=2)
-    if sol.alpha.shape[0] != X.shape[0]:
-        raise ValueError(f"sol: has {sol.alpha.shape[0]} multipliers, X has {X.shape[0]} rows")
-    centred = X - X.mean(axis=0)
-    eigvals, u = np.linalg.eigh(centred.T @ centred)
-    keep = eigvals > np.finfo(float).eps * X.shape[0] * max(float(eigvals[-1]), 0.0)
-    w = sol.coef @ X
-    return _rescaled_norm(centred @ u[:, keep], w @ u[:, keep]) / X.shape[0]
+    return span_rule_errors(K, sol, np.where(sol.alpha > 0, np.diag(K), np.nan))
