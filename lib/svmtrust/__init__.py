@@ -1,9 +1,25 @@
 """svmtrust: the library of the book *Trusting the Support Vector Machine*.
 
-Modules, one per idea: :mod:`~svmtrust.kernels` (Gram matrices), :mod:`~svmtrust.svm` (the dual
-QP, exact and through libsvm), :mod:`~svmtrust.conformal` (p-values, regions, confidence and
-credibility), :mod:`~svmtrust.datasets` (the data sets, from installed packages) and
-:mod:`~svmtrust.experiments` (one protocol per chapter).
+One module per idea:
+
+- :mod:`~svmtrust.kernels`: linear, polynomial and RBF Gram matrices.
+- :mod:`~svmtrust.svm`: the SVM dual QP, solved exactly (cvxpy + Clarabel) or by libsvm;
+  the bias from the KKT conditions; :class:`~svmtrust.svm.SVMSolution`.
+- :mod:`~svmtrust.conformal`: p-values, prediction regions, confidence and credibility.
+- :mod:`~svmtrust.transduction`: Saunders, Gammerman & Vovk 1999, transductive SVM p-values,
+  joint p-values, margin transduction.
+- :mod:`~svmtrust.tcm_nn`: Proedrou et al. 2002, the transductive confidence machine with
+  nearest neighbours.
+- :mod:`~svmtrust.span`: Chapelle & Vapnik 1999, the span of support vectors, the span rule,
+  exact leave-one-out, radius-margin bounds and rescaling.
+- :mod:`~svmtrust.nonconformity_selection`: Hardoon, Hussain & Shawe-Taylor 2009, model
+  selection with a nonconformity measure, and its baselines.
+- :mod:`~svmtrust.discrepancy`: Anguita, Ghio & Ridella 2010, the bounded-w SVM and the maximal
+  discrepancy bound.
+- :mod:`~svmtrust.datasets`: every data set of the book, from installed packages (extra ``data``).
+- :mod:`~svmtrust.validation`: the input checks every public function shares.
+- :mod:`~svmtrust.experiments`: one protocol per chapter and the command line
+  ``python -m svmtrust.experiments`` (extra ``experiments``; ``dask`` for ``--backend dask``).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -1,14 +1,26 @@
 """Command line: ``python -m svmtrust.experiments NAME --scale book|paper --seed S --n-jobs J``.
 
-Runs one chapter's protocol, prints its table and, with ``--output``, writes it as CSV.
+Runs one chapter's protocol, prints its table and, with ``--output``, writes it as CSV. The
+output file is checked before the run starts, so a paper-scale run never ends on an error about
+where to write. ``--backend dask`` sends the protocol's tasks to a Dask cluster through joblib:
+a ``distributed.LocalCluster`` on this machine, or the cluster whose scheduler ``--scheduler``
+names; the rows are the same as with ``--n-jobs 1``, except for timing columns.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
+from pathlib import Path
+
+import joblib
 
 from . import CHAPTERS, SCALES, run_chapter
+
+#: Where the protocol's tasks can run: joblib's process pool on this machine, or Dask.
+BACKENDS = ("local", "dask")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,18 +32,83 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("name", choices=CHAPTERS, help="the chapter")
     parser.add_argument("--scale", choices=SCALES, default="book", help="book (fast) or paper")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
-    parser.add_argument("--n-jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    parser.add_argument("--n-jobs", type=int, default=None,
+                        help="worker processes (-1: all cores; default 1, or every Dask worker)")
     parser.add_argument("--output", help="also write the table to this CSV file")
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="local processes (default) or a Dask cluster")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler "
+                        "(with --backend dask; default: start a LocalCluster)")
     return parser
+
+
+def check_output(path: str | None) -> Path | None:
+    """Return ``path`` as a Path if a CSV file can be written there, else raise ``ValueError``.
+
+    The folder must exist and be writable, and ``path`` must not be a folder or a read-only file.
+    """
+    if path is None:
+        return None
+    out = Path(path)
+    folder = out.parent if str(out.parent) else Path(".")
+    if out.is_dir():
+        raise ValueError(f"output: {path!r} is a folder, not a file")
+    if not folder.is_dir():
+        raise ValueError(f"output: the folder {str(folder)!r} does not exist")
+    if out.exists() and not os.access(out, os.W_OK):
+        raise ValueError(f"output: {path!r} exists and cannot be written")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"output: the folder {str(folder)!r} cannot be written")
+    return out
+
+
+def check_backend(name: str, scheduler: str | None) -> None:
+    """Raise ``ValueError`` unless ``name`` is in :data:`BACKENDS` and a ``scheduler`` address
+    comes only with ``"dask"``."""
+    if name not in BACKENDS:
+        raise ValueError(f"backend: must be one of {BACKENDS}, got {name!r}")
+    if scheduler is not None and name != "dask":
+        raise ValueError("scheduler: only with backend 'dask'")
+
+
+@contextlib.contextmanager
+def backend(name: str, scheduler: str | None = None):
+    """Run the joblib calls inside on ``name``'s workers (see :data:`BACKENDS`).
+
+    With ``"dask"``, connect to the scheduler at ``scheduler``, or start a
+    ``distributed.LocalCluster`` (one single-threaded worker process per core) and close it after.
+    """
+    check_backend(name, scheduler)
+    if name == "local":
+        yield
+        return
+    from distributed import Client, LocalCluster
+
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            cluster = stack.enter_context(LocalCluster(threads_per_worker=1, dashboard_address=None))
+            client = stack.enter_context(Client(cluster))
+        else:
+            client = stack.enter_context(Client(scheduler))
+        with joblib.parallel_config(backend="dask", wait_for_workers_timeout=60):
+            yield client
 
 
 def main(argv=None) -> int:
     """Entry point; returns the process exit code."""
-    args = build_parser().parse_args(argv)
-    table = run_chapter(args.name, scale=args.scale, seed=args.seed, n_jobs=args.n_jobs)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        output = check_output(args.output)
+        check_backend(args.backend, args.scheduler)
+    except ValueError as error:
+        parser.error(str(error))
+    n_jobs = args.n_jobs if args.n_jobs is not None else (-1 if args.backend == "dask" else 1)
+    with backend(args.backend, args.scheduler):
+        table = run_chapter(args.name, scale=args.scale, seed=args.seed, n_jobs=n_jobs)
     print(table.to_string(index=False))
-    if args.output:
-        table.to_csv(args.output, index=False)
+    if output is not None:
+        table.to_csv(output, index=False)
     return 0
 
 

@@ -1,0 +1,59 @@
+"""The command line: the output file is checked before the run, and ``--backend dask`` gives the
+rows of ``--n-jobs 1`` (timing columns aside) on a Dask cluster."""
+
+import pandas as pd
+import pytest
+
+from svmtrust.experiments import __main__ as cli
+
+
+def _never_run(*args, **kwargs):
+    raise AssertionError("the protocol ran before the output was checked")
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [("missing/run.csv", "does not exist"), (".", "is a folder")],
+)
+def test_unwritable_output_stops_before_the_run(tmp_path, monkeypatch, capsys, where, message):
+    monkeypatch.setattr(cli, "run_chapter", _never_run)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["svm", "--output", str(tmp_path / where)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "output:" in err and message in err
+
+
+def test_read_only_output_is_refused(tmp_path):
+    out = tmp_path / "run.csv"
+    out.write_text("")
+    out.chmod(0o444)
+    try:
+        if out.open("a").writable():  # root can write anyway: nothing to check
+            pytest.skip("running as a user who can write read-only files")
+    except PermissionError:
+        with pytest.raises(ValueError, match="^output"):
+            cli.check_output(str(out))
+
+
+def test_scheduler_needs_the_dask_backend(monkeypatch):
+    monkeypatch.setattr(cli, "run_chapter", _never_run)
+    with pytest.raises(SystemExit):
+        cli.main(["svm", "--scheduler", "tcp://127.0.0.1:8786"])
+    with pytest.raises(ValueError, match="^backend"):
+        with cli.backend("spark"):
+            pass
+
+
+def test_dask_backend_gives_the_rows_of_one_job(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    timing = ["time_cvxpy", "time_libsvm"]
+    serial, on_dask = tmp_path / "serial.csv", tmp_path / "dask.csv"
+    assert cli.main(["svm", "--n-jobs", "1", "--output", str(serial)]) == 0
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        args = ["svm", "--backend", "dask", "--scheduler", cluster.scheduler_address]
+        assert cli.main([*args, "--output", str(on_dask)]) == 0
+    expected = pd.read_csv(serial).drop(columns=timing)
+    pd.testing.assert_frame_equal(pd.read_csv(on_dask).drop(columns=timing), expected)
