@@ -10,6 +10,8 @@ JB     := $(BIN)/jupyter-book build . -W -n --keep-going
 
 export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# Progress bars (tqdm, on stderr) show in JupyterLab and on the command line; the book build and
+# nbval run with SVMTRUST_PROGRESS=0 so that no bar lands in a rendered or stored output.
 
 .PHONY: help venv book test unit nbval book-clean html-check bench reproduce lab clean
 
@@ -30,7 +32,7 @@ $(STAMP): requirements.txt lib/pyproject.toml
 	touch $@
 
 book: $(STAMP)
-	$(JB)
+	SVMTRUST_PROGRESS=0 $(JB)
 
 # The chapters run twice (nbval, then the build); the two runs are independent, so they share
 # the two cores of a laptop-sized machine.
@@ -44,13 +46,13 @@ unit: $(STAMP)
 		--ignore=tests/html
 
 nbval: $(STAMP)
-	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -q -p no:cacheprovider book
+	SVMTRUST_PROGRESS=0 $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -q -p no:cacheprovider book
 
 # A build from scratch: an incremental build that finds nothing changed exits 0 even when a
 # cell is broken, so the gate removes _build first.
 book-clean: $(STAMP)
 	rm -rf _build
-	$(JB)
+	SVMTRUST_PROGRESS=0 $(JB)
 
 html-check: $(STAMP)
 	REQUIRE_HTML=1 $(BIN)/python -m pytest tests/html -q -p no:cacheprovider
