@@ -38,3 +38,29 @@ def test_nonconformity_run_is_paper_scale():
     assert (counts == nonconformity_selection.N_FOLDS).all()
     assert (rows["n_models"] == len(nonconformity_selection.GAMMAS) * len(nonconformity_selection.CS)).all()
     assert "Overall" in nonconformity_selection.side_by_side(rows).index
+
+
+def test_transduction_run_is_paper_scale():
+    from svmtrust.experiments import transduction
+
+    rows = _load("transduction")
+    t2 = rows[rows["stage"] == "table2"]
+    expected_runs = {"usps_like": transduction.RUNS["paper"],
+                     "optdigits": transduction.BRACKET_RUNS["paper"]}
+    assert set(t2["data"]) == set(transduction.DATASETS)
+    for (data, method), group in t2.groupby(["data", "method"]):
+        assert method in transduction.METHODS + transduction.BASELINES
+        assert sorted(group["n"].astype(int)) == list(transduction.SIZES)
+        assert (group["runs"] == expected_runs[data]).all(), (data, method)
+        assert (group["errors"] <= group["runs"]).all()
+    assert len(t2) == len(transduction.DATASETS) * len(transduction.SIZES) * (
+        len(transduction.METHODS) + len(transduction.BASELINES))
+    # the summary is re-derivable: intervals contain the rates
+    table = transduction.add_intervals(t2[["errors", "runs", "paper_errors"]])
+    assert ((table["low"] <= table["rate"]) & (table["rate"] <= table["high"])).all()
+    t1 = rows[rows["stage"] == "table1"]
+    splits = t1.groupby("split").size()
+    assert len(splits) == transduction.TABLE1_SEEDS["paper"]
+    assert (splits == transduction.TABLE1_TESTS["paper"]).all()
+    summary = transduction.credibility_summary(t1.assign(correct=t1["correct"].astype(bool)))
+    assert summary["count"].sum() == len(t1)
