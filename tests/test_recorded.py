@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from svmtrust.experiments import discrepancy, nonconformity_selection, span, tcm_nn
+from svmtrust.experiments import discrepancy, nonconformity_selection, span, tcm_nn, transduction
 
 RECORDED = Path(__file__).resolve().parents[1] / "book" / "recorded"
 
@@ -91,3 +91,27 @@ def test_span_run_is_paper_scale():
     for column in (*span.CRITERIA, "agreement_sv", "agreement_errors", "ties", "w2"):
         assert column in rows.columns
     assert list(span.selection_table(rows).index.get_level_values(0).unique()) == ["digits", "breast"]
+
+
+def test_transduction_run_is_paper_scale():
+    rows = _load("transduction")
+    t2 = rows[rows["stage"] == "table2"]
+    expected_runs = {"usps_like": transduction.RUNS["paper"],
+                     "optdigits": transduction.BRACKET_RUNS["paper"]}
+    assert set(t2["data"]) == set(transduction.DATASETS)
+    for (data, method), group in t2.groupby(["data", "method"]):
+        assert method in transduction.METHODS + transduction.BASELINES
+        assert sorted(group["n"].astype(int)) == list(transduction.SIZES)
+        assert (group["runs"] == expected_runs[data]).all(), (data, method)
+        assert (group["errors"] <= group["runs"]).all()
+    assert len(t2) == len(transduction.DATASETS) * len(transduction.SIZES) * (
+        len(transduction.METHODS) + len(transduction.BASELINES))
+    # the summary is re-derivable: intervals contain the rates
+    table = transduction.add_intervals(t2[["errors", "runs", "paper_errors"]])
+    assert ((table["low"] <= table["rate"]) & (table["rate"] <= table["high"])).all()
+    t1 = rows[rows["stage"] == "table1"]
+    splits = t1.groupby("split").size()
+    assert len(splits) == transduction.TABLE1_SEEDS["paper"]
+    assert (splits == transduction.TABLE1_TESTS["paper"]).all()
+    summary = transduction.credibility_summary(t1.assign(correct=t1["correct"].astype(bool)))
+    assert summary["count"].sum() == len(t1)

@@ -5,14 +5,16 @@ import itertools
 import math
 from fractions import Fraction
 
+import cvxpy as cp
 import numpy as np
 import pytest
-from scipy.stats import mannwhitneyu
+from crepes.base import p_values_batch
+from scipy.stats import binom, mannwhitneyu
 from sklearn.base import clone
 
 from svmtrust import conformal
 from svmtrust.kernels import linear_kernel, rbf_kernel
-from svmtrust.svm import SolveError, fit_svm
+from svmtrust.svm import SolveError, categorise, fit_svm
 from svmtrust.transduction import (
     TransductiveSVM,
     margin_transduction,
@@ -286,18 +288,181 @@ def test_three_classes():
     assert set(margin_transduction(model, X_test[:3])) <= set(model.classes_)
 
 
+def _primal_objective_at(sol, K, y, C):
+    """``1/2 ||w||^2 + C sum xi`` evaluated at the (w, b) of a dual solution: a primal value."""
+    coef = sol.alpha * y
+    slack = np.maximum(0.0, 1.0 - y * (K @ coef + sol.b))
+    return 0.5 * coef @ K @ coef + C * slack.sum()
+
+
 def test_margin_transduction_against_brute_force():
+    """Eq. (16) with C = 1: the labelling with the smallest primal optimum, by enumeration."""
     X, y, X_test = _overlapping(4, n=30, m=2)
     model = TransductiveSVM(kernel=RBF, C=1.0).fit(X, y)
-    best, best_w2 = None, np.inf
+    K = RBF(np.vstack([X, X_test]))
+    values = {}
     for labels in itertools.product((-1.0, 1.0), repeat=2):
-        K = RBF(np.vstack([X, X_test]))
-        w2 = fit_svm(K, np.r_[y, labels], 1.0, "cvxpy").w_norm_squared
-        if w2 < best_w2:
-            best, best_w2 = labels, w2
+        y_aug = np.r_[y, labels]
+        values[labels] = _primal_objective_at(fit_svm(K, y_aug, 1.0, "cvxpy"), K, y_aug, 1.0)
+    best = min(values, key=values.get)
     assert margin_transduction(model, X_test, joint=True).tolist() == list(best)
+    joint = model.solve_joint(X_test)
+    assert np.allclose(joint.objective, [values[tuple(map(float, lab))] for lab in joint.labellings],
+                       rtol=1e-4)
     single = margin_transduction(model, X_test)
     assert single.shape == (2,) and set(single) <= {-1, 1}
+
+
+def _toy():
+    """The chapter's toy data: two Gaussian clouds of 12 points in the plane."""
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal([1.0, 1.0], 0.55, size=(12, 2)),
+                   rng.normal([-1.0, -1.0], 0.55, size=(12, 2))])
+    return X, np.r_[np.ones(12), -np.ones(12)]
+
+
+def _primal(X, y, C):
+    """The soft-margin primal in (w, b, xi), solved by cvxpy: optimal value and ||w||^2.
+
+    Independent of the library's dual: ``min 1/2 ||w||^2 + C sum xi`` subject to
+    ``y_i (w . x_i + b) >= 1 - xi_i``, ``xi >= 0`` (the linear kernel's explicit features).
+    """
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    xi = cp.Variable(X.shape[0], nonneg=True)
+    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)),
+                         [cp.multiply(y, X @ w + b) >= 1 - xi])
+    problem.solve(solver=cp.CLARABEL)
+    assert problem.status == cp.OPTIMAL
+    return problem.value, float(w.value @ w.value)
+
+
+@pytest.mark.parametrize("C", [1.0, 0.1])
+def test_margin_transduction_against_primal(C):
+    """Vapnik's rule (16) with a finite C picks the smallest primal optimum, not ||w||^2.
+
+    For each test point and label, the primal is solved by cvxpy in (w, b, xi); the library's
+    optimal values must match it, and its prediction must be the primal's argmin. Points deep
+    inside one class are included: there the wrong label has the smaller ||w||^2 (the margin
+    gives up on the point and pays in slack), so ranking by ||w||^2 fails this test.
+    """
+    X, y = _toy()
+    model = TransductiveSVM(kernel=linear_kernel, C=C).fit(X, y)
+    points = np.array([[-2.0, -2.0], [-1.5, -1.5], [-1.3, -0.9], [1.3, 0.9], [2.0, 2.0]])
+    hyp = model.solve_hypotheses(points)
+    w2_rule_wrong = 0
+    for i, x in enumerate(points):
+        primal = [_primal(np.vstack([X, x]), np.r_[y, label], C) for label in model.classes_]
+        values = np.array([v for v, _ in primal])
+        assert np.allclose(hyp.objective[i], values, rtol=1e-5, atol=1e-8)
+        assert np.allclose(hyp.w_norm_squared[i], [w2 for _, w2 in primal], rtol=1e-4, atol=1e-7)
+        assert margin_transduction(model, x[None, :])[0] == model.classes_[np.argmin(values)]
+        w2_rule_wrong += int(np.argmin([w2 for _, w2 in primal]) != np.argmin(values))
+    assert w2_rule_wrong >= 1  # the two rules differ on these points
+    # jointly: two points, four labellings
+    pair = points[[0, 3]]
+    values = {lab: _primal(np.vstack([X, pair]), np.r_[y, lab], C)[0]
+              for lab in itertools.product((-1.0, 1.0), repeat=2)}
+    assert margin_transduction(model, pair, joint=True).tolist() == list(min(values, key=values.get))
+
+
+def test_margin_transduction_hard_margin_is_smallest_w2():
+    """With C = inf the optimal value is 1/2 ||w||^2, so the rule is the widest margin."""
+    X, y = _toy()
+    model = TransductiveSVM(kernel=linear_kernel).fit(X, y)
+    hyp = model.solve_hypotheses(np.array([[0.3, 0.3], [-0.2, 0.1]]))
+    assert np.allclose(hyp.objective, hyp.w_norm_squared / 2, rtol=1e-6)
+    assert np.array_equal(hyp.margin_index, np.argmin(hyp.w_norm_squared, axis=1))
+
+
+# --------------------------------------------------------------------------- Mondrian
+
+
+def test_mondrian_p_values_against_crepes():
+    """Label-conditional p-values: a direct cvxpy solve, counted by crepes within each class."""
+    X, y, X_test = _overlapping(21, n=30, m=4, classes=3)
+    model = TransductiveSVM(kernel=RBF, C=1.0, solver="cvxpy", mondrian=True).fit(X, y)
+    P = model.predict_p(X_test)
+    assert np.array_equal(P, model.solve_mondrian(X_test))
+    for i, x in enumerate(X_test):
+        X_aug = np.vstack([X, x])
+        for code, label in enumerate(model.classes_):
+            labels = np.r_[y, label]
+            alpha = merge_ties(fit_svm(RBF(X_aug), np.where(labels == label, 1.0, -1.0), 1.0,
+                                       "cvxpy").alpha)
+            expected = p_values_batch(alpha[:-1], np.array([[alpha[-1]]]), y,
+                                      np.array([label]), smoothing=False)[0, 0]
+            assert P[i, code] == pytest.approx(expected, abs=1e-12)
+            count = (np.sum(alpha[:-1][y == label] >= alpha[-1]) + 1) / (np.sum(y == label) + 1)
+            assert P[i, code] == pytest.approx(count, abs=1e-12)
+
+
+def test_mondrian_binary_uses_the_binary_svm():
+    X, y, X_test = _overlapping(22, n=24, m=3)
+    model = TransductiveSVM(kernel=RBF, C=1.0, mondrian=True).fit(X, y)
+    P = model.predict_p(X_test)
+    for i, x in enumerate(X_test):
+        for code, label in enumerate(model.classes_):
+            labels = np.r_[y, label]
+            alpha = merge_ties(fit_svm(RBF(np.vstack([X, x])), labels, 1.0, "cvxpy").alpha)
+            same = y == label
+            assert P[i, code] == (np.sum(alpha[:-1][same] >= alpha[-1]) + 1) / (same.sum() + 1)
+
+
+def _binomial_upper(trials, eps, level=0.999):
+    """Largest error rate a valid method reaches with probability ``level``."""
+    return binom.ppf(level, trials, eps) / trials
+
+
+def test_mondrian_validity_one_test_point_per_split():
+    """Errors of the true label at eps, overall and within each class, under a binomial bound.
+
+    Fresh exchangeable bags of 21 points (7 of each of three classes, Gaussian in 20 dimensions,
+    in random order; hard margin, every labelling separable), the last tested. Splits are
+    independent, so the number of errors is binomial with rate at most eps, and the 99.9%
+    quantile of Binomial(trials, eps) bounds it; class-conditional validity is checked within
+    each class (about 150 trials each). With 6 or 7 training examples of the class the p-value
+    lies on a grid of eighths or sevenths, so the error at eps = 0.2 is about 1/7 or 1/8: the
+    last assertion checks that the p-values are not trivially large.
+    """
+    rng, trials = np.random.default_rng(31), 450
+    p_true, truth = np.empty(trials), np.empty(trials, dtype=int)
+    for t in range(trials):
+        labels = rng.permutation(np.repeat([0, 1, 2], 7))
+        X = rng.normal(size=(21, 20)) + 0.5 * np.eye(20)[labels]
+        model = TransductiveSVM(kernel=linear_kernel, mondrian=True).fit(X[:-1], labels[:-1])
+        p_true[t], truth[t] = model.predict_p(X[-1:])[0, labels[-1]], labels[-1]
+    for eps in (0.1, 0.2, 0.3):
+        assert np.mean(p_true <= eps) <= _binomial_upper(trials, eps), eps
+        for c in range(3):
+            inside = truth == c
+            assert np.mean(p_true[inside] <= eps) <= _binomial_upper(inside.sum(), eps), (eps, c)
+    assert np.mean(p_true <= 0.2) >= 0.08
+
+
+# --------------------------------------------------------------------------- joint validity
+
+
+def test_joint_p_value_matches_solve_joint_and_is_valid():
+    """The true labelling's rank-sum p-value: equal to solve_joint's, and valid over splits.
+
+    One batch of k = 3 test points per fresh exchangeable bag of 23 Gaussian points in 20
+    dimensions (separable, so the hard margin applies); errors at eps counted over independent
+    splits and bounded by the 99.9% binomial quantile.
+    """
+    rng, trials = np.random.default_rng(33), 400
+    p = np.empty(trials)
+    for t in range(trials):
+        y = rng.permutation(np.repeat([-1, 1], 12))[:23]
+        X = rng.normal(size=(23, 20)) + 0.5 * np.eye(20)[(y > 0).astype(int)]
+        model = TransductiveSVM(kernel=linear_kernel).fit(X[:20], y[:20])
+        p[t] = model.joint_p_value(X[20:], y[20:])
+        if t < 5:
+            joint = model.solve_joint(X[20:])
+            row = np.flatnonzero((joint.labellings == y[20:]).all(axis=1))[0]
+            assert p[t] == joint.p_values[row]
+    for eps in (0.05, 0.1, 0.2):
+        assert np.mean(p <= eps) <= _binomial_upper(trials, eps), eps
+    assert np.mean(p <= 0.2) >= 0.1
 
 
 def test_estimator_interface_and_kernel_reuse():
@@ -362,6 +527,12 @@ CASES = [
     ("test_index out of range", lambda: rank_sum_p_value([1.0, 2.0], [2]), "test_index"),
     ("scores NaN", lambda: rank_sum_p_value([1.0, np.nan], [0]), "scores"),
     ("k too large", lambda: rank_sum_counts([1, 2, 3], 4), "k"),
+    ("mondrian not bool", lambda: TransductiveSVM(mondrian="yes").fit(np.eye(2), [1, -1]),
+     "mondrian"),
+    ("joint_p_value unknown label", lambda: _fitted()[0].joint_p_value(_fitted()[1][:2], [5, 5]),
+     "y"),
+    ("joint_p_value wrong length", lambda: _fitted()[0].joint_p_value(_fitted()[1][:2], [1]),
+     "y"),
 ]
 
 
@@ -389,5 +560,9 @@ def test_protocol_same_runs_for_one_and_two_jobs():
     two = protocol.table2_runs(runs=3, sizes=(20, 40), n_jobs=2, progress=False)
     assert one.equals(two) and len(one) == 6
     table = protocol.table2(one)
-    assert table.shape[0] == 6 and (table["paper_errors"] > 0).all()
+    assert table.shape[0] == 8 and (table["paper_errors"].iloc[:6] > 0).all()
+    assert table["method"].iloc[6:].eq("1-NN").all() and table["paper_low"].iloc[6:].isna().all()
+    nn = protocol.nearest_neighbour_predict(np.array([[0.0], [3.0]]), np.array([-1, 1]),
+                                            np.array([[1.0], [2.0], [1.5]]))
+    assert nn.tolist() == [-1, 1, -1]  # the first on a tie
     assert (table["low"] <= table["rate"]).all() and (table["rate"] <= table["high"]).all()

@@ -13,8 +13,13 @@ support vector (multiplier 0), one that the margin has to bend around gets a lar
   ranks of ``k`` examples drawn at random without replacement from the ``l + k`` sum to at least
   the observed sum; :func:`rank_sum_p_value` computes it exactly by dynamic programming over
   rank sums.
-* Vapnik's margin transduction, eq. (16): the labelling whose augmented SVM has the largest
-  margin, the smallest ``||w||^2`` (:func:`margin_transduction`).
+* Vapnik's margin transduction, eq. (16): the labelling whose augmented SVM has the smallest
+  optimal objective, ``1/2 ||w||^2 + C sum_i xi_i`` (:func:`margin_transduction`). With the
+  paper's hard margin (``C = inf``) that is the largest margin, the smallest ``||w||^2``; with a
+  finite ``C`` the slack term counts, and ranking by ``||w||^2`` alone would be a different rule.
+* Label-conditional (Mondrian) p-values (``TransductiveSVM(mondrian=True)``): the test example
+  labelled ``c`` is ranked in the SVM of class ``c`` against the rest, among the training
+  examples of class ``c`` only; one SVM per candidate label.
 
 Choices the paper leaves open, made here and explained in the chapter:
 
@@ -271,18 +276,27 @@ class Hypotheses:
         The multiplier of the test example in each augmented SVM (``C`` when it violates the
         margin of a soft-margin SVM).
     w_norm_squared : ndarray of shape (m, n_classes)
-        ``||w||^2`` of each augmented SVM, the quantity of Vapnik's rule, eq. (16) (for more than
-        two classes, summed over the one-against-the-rest SVMs).
+        ``||w||^2`` of each augmented SVM (for more than two classes, summed over the
+        one-against-the-rest SVMs).
+    objective : ndarray of shape (m, n_classes)
+        The optimal value of each augmented SVM, ``1/2 ||w||^2 + C sum_i xi_i`` (the primal
+        optimum, equal to the dual optimum ``W(alpha)`` of eq. (8) by strong duality; ``1/2
+        ||w||^2`` when ``C = inf``), summed over the SVMs for more than two classes: the quantity
+        Vapnik's rule, eq. (16), minimises.
     """
 
     p_values: np.ndarray
     alpha_new: np.ndarray
     w_norm_squared: np.ndarray
+    objective: np.ndarray
 
     @property
     def margin_index(self) -> np.ndarray:
-        """Column of the label Vapnik's rule, eq. (16), predicts: the smallest ``||w||^2``."""
-        return np.argmin(self.w_norm_squared, axis=1)
+        """Column of the label Vapnik's rule, eq. (16), predicts: the smallest optimal objective.
+
+        The first column on a tie. With ``C = inf`` this is the smallest ``||w||^2``.
+        """
+        return np.argmin(self.objective, axis=1)
 
 
 @dataclass(frozen=True)
@@ -296,7 +310,9 @@ class JointHypotheses:
     p_values : ndarray of shape (2^k,)
         The rank-sum p-value of each labelling (:func:`rank_sum_p_value`).
     w_norm_squared : ndarray of shape (2^k,)
-        ``||w||^2`` of each augmented SVM (eq. (16)).
+        ``||w||^2`` of each augmented SVM.
+    objective : ndarray of shape (2^k,)
+        The optimal value ``1/2 ||w||^2 + C sum_i xi_i`` of each augmented SVM (eq. (16)).
     alphas : ndarray of shape (2^k, l + k)
         All multipliers of each augmented SVM, the test examples last, with ties merged
         (:func:`merge_ties`): the values that were ranked.
@@ -305,6 +321,7 @@ class JointHypotheses:
     labellings: np.ndarray
     p_values: np.ndarray
     w_norm_squared: np.ndarray
+    objective: np.ndarray
     alphas: np.ndarray
 
 
@@ -335,6 +352,10 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         Take the training SVM's solution, without solving, for an augmented set whose test
         examples lie outside its margin (:data:`OUTSIDE_MARGIN_TOL`); the p-values are the same
         either way, only faster.
+    mondrian : bool, default False
+        ``False``: :meth:`predict_p` returns eq. (13) with every example's strangeness taken
+        from the SVM of its own class (``c^2`` SVMs per test example for ``c > 2`` classes).
+        ``True``: label-conditional (Mondrian) p-values, :meth:`solve_mondrian` (``c`` SVMs).
 
     Attributes
     ----------
@@ -348,12 +369,13 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
     """
 
     def __init__(self, kernel=linear_kernel, C=np.inf, solver="libsvm",
-                 max_joint=DEFAULT_MAX_JOINT, reuse_outside_margin=True):
+                 max_joint=DEFAULT_MAX_JOINT, reuse_outside_margin=True, mondrian=False):
         self.kernel = kernel
         self.C = C
         self.solver = solver
         self.max_joint = max_joint
         self.reuse_outside_margin = reuse_outside_margin
+        self.mondrian = mondrian
 
     # -- fitting -----------------------------------------------------------------------
 
@@ -365,6 +387,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         if self.solver not in SOLVERS:
             raise ValueError(f"solver: must be one of {SOLVERS}, got {self.solver!r}")
         check_integer(self.max_joint, "max_joint")
+        if not isinstance(self.mondrian, (bool, np.bool_)):
+            raise ValueError(f"mondrian: must be True or False, got {self.mondrian!r}")
 
     def _kernel_block(self, A, B) -> np.ndarray:
         """``kernel(A, B)``, checked to be a finite matrix of shape (len(A), len(B))."""
@@ -448,7 +472,10 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         return np.where(codes == c, 1.0, -1.0)
 
     def _solve_augmented(self, gram, y, base, what: str):
-        """Multipliers and ``||w||^2`` of one augmented SVM, reusing ``base`` when it is optimal.
+        """Multipliers, ``||w||^2`` and optimal value of one augmented SVM.
+
+        The optimal value is the dual value ``W(alpha)``, equal to the primal optimum
+        ``1/2 ||w||^2 + C sum_i xi_i`` (strong duality).
 
         ``base`` solves the training part; when every test example lies outside its margin
         by :data:`OUTSIDE_MARGIN_TOL`, it is optimal for the augmented set with zero multipliers
@@ -458,26 +485,30 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         if self.reuse_outside_margin:
             margins = y[n:] * base.decision_function(gram[n:, :n])
             if np.all(margins >= 1.0 + OUTSIDE_MARGIN_TOL):
-                return np.r_[base.alpha, np.zeros(y.size - n)], base.w_norm_squared
+                return (np.r_[base.alpha, np.zeros(y.size - n)], base.w_norm_squared,
+                        base.objective)
         sol = self._solve(gram, y, what)
-        return sol.alpha, sol.w_norm_squared
+        return sol.alpha, sol.w_norm_squared, sol.objective
 
     def _strangeness(self, gram, codes, what: str):
-        """Strangeness of every example of one augmented set, and its ``||w||^2``.
+        """Strangeness of every example of one augmented set, its ``||w||^2`` and optimal value.
 
         ``codes`` holds the class index of every example, the test examples' hypothesised ones
         last. Two classes: one binary SVM, ``classes_[1]`` = +1. More: one SVM per class ``c``,
         one against the rest (class ``c`` = +1), and each example's strangeness is its
-        multiplier in the problem of its own class; ``||w||^2`` is the sum over the problems.
-        With two classes the two one-against-the-rest problems are this binary SVM up to sign.
+        multiplier in the problem of its own class; ``||w||^2`` and the optimal value are sums
+        over the problems. With two classes the two one-against-the-rest problems are this binary
+        SVM up to sign.
         """
-        strangeness, w2 = np.empty(codes.size), 0.0
+        strangeness, w2, objective = np.empty(codes.size), 0.0, 0.0
         for c, base in zip(self._problems(), self.base_):
-            alpha, w2_c = self._solve_augmented(gram, self._problem_signs(codes, c), base, what)
+            alpha, w2_c, obj_c = self._solve_augmented(gram, self._problem_signs(codes, c), base,
+                                                       what)
             own = codes == c if self.classes_.size > 2 else slice(None)
             strangeness[own] = alpha[own]
             w2 += w2_c
-        return strangeness, w2
+            objective += obj_c
+        return strangeness, w2, objective
 
     def _solve(self, gram, y, what: str):
         """Solve one augmented dual, eqs. (8)-(11); failures name the set (``what``)."""
@@ -510,18 +541,97 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         X = self._check_test(X)
         cross = self._kernel_block(self.X_train_, X)
         shape = (X.shape[0], self.classes_.size)
-        p, alpha_new, w2 = np.empty(shape), np.empty(shape), np.empty(shape)
+        p, alpha_new = np.empty(shape), np.empty(shape)
+        w2, objective = np.empty(shape), np.empty(shape)
         n = self.X_train_.shape[0]
         for i in range(X.shape[0]):
             x = X[i : i + 1]
             gram = self._augmented_gram(cross[:, i : i + 1], self._kernel_block(x, x))
             for code, label in enumerate(self.classes_):
                 what = f"the training set plus test example {i} labelled {label}"
-                alpha, w2[i, code] = self._strangeness(gram, np.r_[self.codes_, code], what)
+                alpha, w2[i, code], objective[i, code] = self._strangeness(
+                    gram, np.r_[self.codes_, code], what)
                 alpha_new[i, code] = alpha[n]
                 merged = merge_ties(alpha)
                 p[i, code] = conformal.p_values(merged[:n], merged[n])
-        return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2)
+        return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2,
+                          objective=objective)
+
+    def solve_mondrian(self, X) -> np.ndarray:
+        """Label-conditional (Mondrian) p-values: one SVM per candidate label.
+
+        For the candidate label ``c`` the augmented set (test example labelled ``c``) is given the
+        SVM of class ``c`` against the rest (for two classes, the binary SVM, whose multipliers
+        are the same), and the test example's multiplier is ranked among those of the training
+        examples of class ``c`` only:
+
+        ``p(c) = (#{i <= l : y_i = c, alpha_i >= alpha_new} + 1) / (l_c + 1)``,
+
+        eq. (13) of Saunders et al. (1999) restricted to one class, as in the label-conditional
+        conformal predictors of Vovk, Gammerman & Shafer (2005, Section 4.5). Given the bag, the
+        multipliers of the class-``c`` examples in that SVM are a function of the bag, and a test
+        example of true class ``c`` is exchangeable with the training examples of class ``c``, so
+        ``P{p(y) <= eps | y = c} <= eps`` for every class.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+        """
+        X = self._check_test(X)
+        cross = self._kernel_block(self.X_train_, X)
+        p = np.empty((X.shape[0], self.classes_.size))
+        n = self.X_train_.shape[0]
+        binary = self.classes_.size == 2
+        for i in range(X.shape[0]):
+            x = X[i : i + 1]
+            gram = self._augmented_gram(cross[:, i : i + 1], self._kernel_block(x, x))
+            for code, label in enumerate(self.classes_):
+                codes = np.r_[self.codes_, code]
+                problem = 0 if binary else code
+                signs = self._problem_signs(codes, 1 if binary else code)
+                what = f"the training set plus test example {i} labelled {label}"
+                alpha, _, _ = self._solve_augmented(gram, signs, self.base_[problem], what)
+                merged = merge_ties(alpha)
+                same = self.codes_ == code
+                p[i, code] = conformal.p_values(merged[:n][same], merged[n])
+        return p
+
+    def joint_p_value(self, X, y) -> float:
+        """The rank-sum p-value of one labelling ``y`` of ``k`` test examples (Section 3.2).
+
+        Solves the one augmented set of that labelling (not all ``2^k``): what a test of
+        validity needs, since only the true labelling's p-value is bounded by the theorem.
+
+        Parameters
+        ----------
+        X : array_like of shape (k, d)
+        y : array_like of shape (k,)
+            Labels from ``classes_``.
+
+        Returns
+        -------
+        float
+            :func:`rank_sum_p_value` of the test examples' multipliers (own-class strangeness
+            for more than two classes).
+        """
+        X = self._check_test(X)
+        labels = np.asarray(y)
+        if labels.shape != (X.shape[0],):
+            raise ValueError(f"y: expected shape ({X.shape[0]},), got {labels.shape}")
+        codes = np.searchsorted(self.classes_, labels)
+        codes = np.clip(codes, 0, self.classes_.size - 1)
+        if not np.array_equal(self.classes_[codes], labels):
+            raise ValueError(f"y: labels must be among {self.classes_.tolist()}")
+        gram = self._augmented_gram(self._kernel_block(self.X_train_, X), self._kernel_block(X, X))
+        n, k = self.codes_.size, X.shape[0]
+        alpha, _, _ = self._strangeness(gram, np.r_[self.codes_, codes],
+                                        f"the training set plus the test examples labelled "
+                                        f"{labels.tolist()}")
+        return rank_sum_p_value(merge_ties(alpha), np.arange(n, n + k))
 
     def solve_joint(self, X) -> JointHypotheses:
         """Solve the ``2^k`` augmented SVMs of ``k`` test examples labelled jointly.
@@ -553,11 +663,12 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                                     f"the training set plus the test examples labelled "
                                     f"{self.classes_[lab].tolist()}")
                   for lab in labellings]
-        alphas = np.array([merge_ties(alpha) for alpha, _ in solved])
+        alphas = np.array([merge_ties(alpha) for alpha, _, _ in solved])
         return JointHypotheses(
             labellings=self.classes_[labellings],
             p_values=np.array([rank_sum_p_value(a, np.arange(n, n + k)) for a in alphas]),
-            w_norm_squared=np.array([w2 for _, w2 in solved]),
+            w_norm_squared=np.array([w2 for _, w2, _ in solved]),
+            objective=np.array([obj for _, _, obj in solved]),
             alphas=alphas,
         )
 
@@ -580,7 +691,13 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         return self.base_[0].decision_function(self._kernel_block(X, self.X_train_))
 
     def predict_p(self, X) -> np.ndarray:
-        """p-values (eq. (13)) of every candidate label, shape (m, n_classes)."""
+        """p-values of every candidate label, shape (m, n_classes).
+
+        Eq. (13) (:meth:`solve_hypotheses`), or the label-conditional p-values of
+        :meth:`solve_mondrian` when the model was built with ``mondrian=True``.
+        """
+        if self.mondrian:
+            return self.solve_mondrian(X)
         return self.solve_hypotheses(X).p_values
 
     def predict_p_joint(self, X):
@@ -598,9 +715,12 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
 def margin_transduction(model: TransductiveSVM, X, joint: bool = False) -> np.ndarray:
     """Vapnik's margin transduction, eq. (16) of Saunders et al. (1999).
 
-    Predicts the labelling whose augmented SVM separates the training set and the labelled
-    test examples with the largest margin, i.e. the smallest ``||w||^2`` (for more than two
-    classes, the smallest sum of ``||w||^2`` over the one-against-the-rest SVMs).
+    Predicts the labelling whose augmented SVM has the smallest optimal value
+    ``min_{w, b, xi} 1/2 ||w||^2 + C sum_i xi_i`` (for more than two classes, the smallest sum over
+    the one-against-the-rest SVMs). With ``C = inf`` (the paper's case) every ``xi_i`` is 0 and
+    this is the largest margin, the smallest ``||w||^2``. With a finite ``C`` a labelling can have
+    the smaller ``||w||^2`` only because it pays for margin violations in the slack term;
+    comparing ``||w||^2`` alone would prefer it, the rule (16) does not.
 
     Parameters
     ----------
@@ -619,5 +739,5 @@ def margin_transduction(model: TransductiveSVM, X, joint: bool = False) -> np.nd
     check_is_fitted(model, "gram_")
     if joint:
         hyp = model.solve_joint(X)
-        return hyp.labellings[int(np.argmin(hyp.w_norm_squared))]
+        return hyp.labellings[int(np.argmin(hyp.objective))]
     return model.classes_[model.solve_hypotheses(X).margin_index]

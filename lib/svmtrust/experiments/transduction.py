@@ -9,12 +9,15 @@ margin:
   beside a standard SVM's prediction (the paper's Table 1 lists the misclassified ones).
 * :func:`table2_runs` and :func:`table2`: digits 2 against 7, ``n`` training digits and one test
   digit per run, errors of p-value transduction, margin transduction and a standard SVM (the
-  paper's Table 2, 20000 runs per ``n``); :func:`calibration` reads the validity of the
-  prediction regions off the same runs.
+  paper's Table 2, 20000 runs per ``n``), with a nearest-neighbour baseline on the same draws;
+  the same protocol on the UCI optical digits (:data:`DATASETS`) brackets the difference between
+  our data and USPS; :func:`calibration` reads the validity of the prediction regions off the
+  same runs.
 * :func:`joint_study`: several test examples labelled jointly (Section 3.2), the exact rank-sum
   p-values against Monte Carlo, and joint against one-at-a-time prediction.
 
-:func:`run` is the command line's entry point: the Table 2 summary at book or paper scale.
+:func:`run` is the command line's entry point: Table 2 (summary counts, both data sets at
+paper scale) and Table 1 (one row per test digit, :data:`TABLE1_SEEDS` splits at paper scale).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from threadpoolctl import ThreadpoolController
 from .. import conformal, datasets
 from ..kernels import polynomial_kernel
 from ..transduction import TransductiveSVM, rank_sum_p_value_mc
+from ..validation import check_integer
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: The paper's kernel, ``(x . z)^3 / 256`` (Section 4).
@@ -42,6 +46,21 @@ RUNS = {"book": 2000, "paper": 20000}
 
 #: The three methods of Table 2, in the paper's order.
 METHODS = ("p-value transduction", "margin transduction", "standard SVM")
+
+#: A baseline on the same draws that is not in the paper: the nearest training digit (Euclidean).
+BASELINES = ("1-NN",)
+
+#: The two data sets of Table 2: the MNIST sample at 16 x 16 and the UCI optical digits at 8 x 8.
+DATASETS = ("usps_like", "optdigits")
+
+#: Runs per training size on the optical digits, the bracket of the data gap (the book scale
+#: runs a quarter of Table 2's; the paper scale as many as Table 2).
+BRACKET_RUNS = {"book": 500, "paper": 20000}
+
+#: Table 1's splits and test digits per split at each scale (split ``s`` is
+#: :func:`table1_split` ``(seed + s)``).
+TABLE1_SEEDS = {"book": 1, "paper": 5}
+TABLE1_TESTS = {"book": 100, "paper": 400}
 
 #: Runs per training size in the paper's Table 2.
 PAPER_RUNS = 20000
@@ -80,15 +99,25 @@ def _digits():
     return _read_only(X, digits)
 
 
-@functools.lru_cache(maxsize=1)
-def two_against_seven():
-    """The twos (+1) and sevens (-1) of the USPS-like digits: 500 of each (the paper: 1721).
+@functools.lru_cache(maxsize=2)
+def two_against_seven(data: str = "usps_like"):
+    """The twos (+1) and sevens (-1) of one of the :data:`DATASETS`.
 
-    Returns read-only arrays ``X`` (1000, 256) and ``y`` (1000,), cached per process.
+    ``"usps_like"``: 500 of each, 16 x 16 in [-1, 1] (the paper's USPS: 1721 in all).
+    ``"optdigits"``: the UCI optical digits' 557 twos and 566 sevens, 8 x 8 ink counts 0-16 mapped
+    to [-1, 1] (``x / 8 - 1``, -1 the background) as the USPS-like pixels are.
+
+    Returns read-only arrays ``X`` and ``y``, cached per process.
     """
-    X, digits = _digits()
+    if data == "usps_like":
+        X, digits = _digits()
+    elif data == "optdigits":
+        X, digits, _ = datasets.load("optdigits")
+        X = X / 8.0 - 1.0
+    else:
+        raise ValueError(f"data: must be one of {DATASETS}, got {data!r}")
     keep = (digits == 2) | (digits == 7)
-    return _read_only(X[keep], np.where(digits[keep] == 2, 1, -1))
+    return _read_only(np.ascontiguousarray(X[keep]), np.where(digits[keep] == 2, 1, -1))
 
 
 def standard_svm_predict(model: TransductiveSVM, X) -> np.ndarray:
@@ -133,6 +162,47 @@ def _hypotheses_task(task, rng) -> dict:
     model, X = task
     hyp = model.solve_hypotheses(X)
     return {"p": hyp.p_values, "alpha": hyp.alpha_new, "w2": hyp.w_norm_squared}
+
+
+def table1_many(seeds: int, n_test: int, seed: int = 0, n_jobs: int = 1,
+                progress: bool = True) -> pd.DataFrame:
+    """:func:`table1` on ``seeds`` splits, ``table1_split(seed + s)`` for ``s < seeds``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :func:`table1` with a column ``split`` (``seed + s``).
+    """
+    parts = [table1(seed=seed + s, n_test=n_test, n_jobs=n_jobs, progress=progress)
+             .assign(split=seed + s) for s in range(check_integer(seeds, "seeds"))]
+    return pd.concat(parts, ignore_index=True)
+
+
+def credibility_summary(table: pd.DataFrame, thresholds=(0.05, 0.1)) -> pd.DataFrame:
+    """How credibility is spread among the errors and the correct predictions of Table 1.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`table1` or :func:`table1_many`.
+    thresholds : sequence of float
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row for the wrong and one for the correct predictions: ``count``, the share with
+        credibility at most each threshold (``cred<=0.05`` ...), the share with credibility 1
+        and the median credibility.
+    """
+    rows = []
+    for name, group in (("wrong", table[~table["correct"]]), ("correct", table[table["correct"]])):
+        row = {"predictions": name, "count": len(group)}
+        for t in thresholds:
+            row[f"cred<={t:g}"] = float(np.mean(group["credibility"] <= t)) if len(group) else np.nan
+        row["cred=1"] = float(np.mean(group["credibility"] == 1.0)) if len(group) else np.nan
+        row["median"] = float(group["credibility"].median()) if len(group) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("predictions")
 
 
 def table1_split(seed: int = 0):
@@ -211,56 +281,82 @@ def _draw_run(n: int, y, rng: np.random.Generator):
             return picked[:n], picked[n]
 
 
+def nearest_neighbour_predict(X_train, y_train, X) -> np.ndarray:
+    """Label of the nearest training example (Euclidean distance; the first on a tie)."""
+    d2 = (np.sum(X**2, axis=1)[:, None] - 2.0 * X @ X_train.T
+          + np.sum(X_train**2, axis=1)[None, :])
+    return np.asarray(y_train)[np.argmin(d2, axis=1)]
+
+
 @_one_thread
 def _table2_task(task, rng) -> dict:
-    """One run of Table 2: n training digits, one test digit, the three methods."""
-    n, solver = task
-    X, y = two_against_seven()
+    """One run of Table 2: n training digits, one test digit, the three methods and 1-NN."""
+    if len(task) == 2:
+        (n, solver), data = task, "usps_like"
+    else:
+        n, solver, data = task
+    X, y = two_against_seven(data)
     train, test = _draw_run(n, y, rng)
     model = TransductiveSVM(KERNEL, C=np.inf, solver=solver).fit(X[train], y[train])
     hyp = model.solve_hypotheses(X[test : test + 1])
     index, confidence, credibility = conformal.confidence_credibility(hyp.p_values)
     p, w2 = hyp.p_values[0], hyp.w_norm_squared[0]
     return {
-        "n": n, "true": int(y[test]),
+        "data": data, "n": n, "true": int(y[test]),
         "p_seven": p[0], "p_two": p[1],
         "alpha_seven": hyp.alpha_new[0, 0], "alpha_two": hyp.alpha_new[0, 1],
         "p-value transduction": int(model.classes_[index[0]]),
         "margin transduction": int(model.classes_[hyp.margin_index[0]]),
         "standard SVM": int(standard_svm_predict(model, X[test : test + 1])[0]),
+        "1-NN": int(nearest_neighbour_predict(X[train], y[train], X[test : test + 1])[0]),
+        "svm_decision": float(model.inductive_decision_function(X[test : test + 1])[0]),
         "confidence": confidence[0], "credibility": credibility[0],
         "p_tie": bool(p[0] == p[1]), "w2_tie": bool(w2[0] == w2[1]),
     }
 
 
 def table2_runs(scale: str = "book", seed: int = 0, n_jobs: int = 1, solver: str = "libsvm",
-                runs: int | None = None, sizes=SIZES, progress: bool = True) -> pd.DataFrame:
+                runs: int | None = None, sizes=SIZES, progress: bool = True,
+                data=("usps_like",)) -> pd.DataFrame:
     """Every run of the Table 2 protocol: digits 2 against 7, one test digit per run.
 
     Parameters
     ----------
     scale : {"book", "paper"}
-        ``RUNS[scale]`` runs per training size (2000 or 20000).
+        ``RUNS[scale]`` runs per training size (2000 or 20000) on the USPS-like digits,
+        ``BRACKET_RUNS[scale]`` (500 or 20000) on the optical digits.
     seed : int
         Run ``i`` draws its digits from :func:`~svmtrust.experiments.task_rng` ``(seed, i)``.
     n_jobs : int
     solver : {"libsvm", "cvxpy"}
     runs : int, optional
-        Overrides ``RUNS[scale]`` (the tests use a few runs).
+        Overrides ``RUNS[scale]`` and ``BRACKET_RUNS[scale]`` (the tests use a few runs).
     sizes : sequence of int
         Training sizes.
     progress : bool
+    data : sequence of str
+        Data sets from :data:`DATASETS`; the tasks of the first come first, so adding a data
+        set leaves the draws of the others unchanged.
 
     Returns
     -------
     pandas.DataFrame
-        One row per run: ``n``, ``true`` (+1 for a two), the p-values and multipliers of the
-        test digit as a seven and as a two, the label each method predicts (one column per
-        method), ``confidence``, ``credibility``, and whether the two p-values (``p_tie``) or
-        the two values of ``||w||^2`` (``w2_tie``) were equal.
+        One row per run: ``data``, ``n``, ``true`` (+1 for a two), the p-values and multipliers
+        of the test digit as a seven and as a two, the label each method predicts (one column per
+        method of :data:`METHODS` and :data:`BASELINES`), ``svm_decision`` (the standard SVM's
+        decision value ``f(x)`` at the test digit), ``confidence``, ``credibility``, and
+        whether the two p-values (``p_tie``) or the two values of ``||w||^2`` (``w2_tie``) were
+        equal.
     """
-    count = RUNS[check_scale(scale)] if runs is None else int(runs)
-    tasks = [(n, solver) for n in sizes for _ in range(count)]
+    scale = check_scale(scale)
+    count = {name: (int(runs) if runs is not None else
+                    RUNS[scale] if name == "usps_like" else BRACKET_RUNS[scale])
+             for name in DATASETS}
+    for name in data:
+        if name not in DATASETS:
+            raise ValueError(f"data: must be among {DATASETS}, got {name!r}")
+    tasks = [(n, solver) if name == "usps_like" else (n, solver, name)
+             for name in data for n in sizes for _ in range(count[name])]
     rows = parallel_map(_table2_task, tasks, seed=check_seed(seed), n_jobs=check_n_jobs(n_jobs),
                         desc="Table 2 runs", progress=progress)
     return pd.DataFrame(rows)
@@ -291,22 +387,56 @@ def table2(runs: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per (method, n): ``errors``, ``runs``, ``rate``, ``low``, ``high`` (the
-        Clopper-Pearson 95% interval), ``paper_errors`` (per 20000 runs), ``paper_rate``,
-        ``paper_low``, ``paper_high`` and ``overlap`` (whether the two intervals meet).
+        One row per (data, method, n), the methods of :data:`METHODS` then :data:`BASELINES`:
+        ``errors``, ``runs``, ``disagree_svm`` (runs in which the method's label differs from the
+        standard SVM's), ``p_ties`` (runs whose two p-values were equal), ``inside_margin``
+        (runs whose test digit has ``|f(x)| < 1`` for the standard SVM ``f``), ``rate``, ``low``,
+        ``high`` (the Clopper-Pearson 95% interval), ``paper_errors`` (per 20000 runs; NaN for a
+        baseline), ``paper_rate``, ``paper_low``, ``paper_high`` and ``overlap`` (whether the
+        two intervals meet).
     """
+    if "data" not in runs:
+        runs = runs.assign(data="usps_like")
+    methods = [m for m in METHODS + BASELINES if m in runs]
     rows = []
-    for method in METHODS:
-        for n, group in runs.groupby("n"):
-            errors = int(np.sum(group[method] != group["true"]))
-            paper = PAPER_TABLE2[method][SIZES.index(n)] if n in SIZES else np.nan
-            rows.append({"method": method, "n": int(n), "errors": errors, "runs": len(group),
-                         "paper_errors": paper})
+    for data in [d for d in DATASETS if d in set(runs["data"])]:
+        for method in methods:
+            for n, group in runs[runs["data"] == data].groupby("n"):
+                errors = int(np.sum(group[method] != group["true"]))
+                paper = (PAPER_TABLE2[method][SIZES.index(n)]
+                         if n in SIZES and method in PAPER_TABLE2 else np.nan)
+                rows.append({"data": data, "method": method, "n": int(n), "errors": errors,
+                             "runs": len(group),
+                             "disagree_svm": int(np.sum(group[method] != group["standard SVM"])),
+                             "p_ties": int(group["p_tie"].sum()),
+                             "inside_margin": int(np.sum(np.abs(group["svm_decision"]) < 1.0))
+                             if "svm_decision" in group else -1,
+                             "paper_errors": paper})
     table = pd.DataFrame(rows)
+    return add_intervals(table)
+
+
+def add_intervals(table: pd.DataFrame) -> pd.DataFrame:
+    """Add ``rate``, ``low``, ``high``, the paper's rate and interval, and ``overlap``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        With columns ``errors``, ``runs`` and ``paper_errors`` (e.g. the Table 2 rows of a
+        recorded run).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with the columns of :func:`table2`.
+    """
+    table = table.copy()
     table["rate"] = table["errors"] / table["runs"]
     table["low"], table["high"] = clopper_pearson(table["errors"], table["runs"])
     table["paper_rate"] = table["paper_errors"] / PAPER_RUNS
-    table["paper_low"], table["paper_high"] = clopper_pearson(table["paper_errors"], PAPER_RUNS)
+    low, high = clopper_pearson(table["paper_errors"].fillna(0), PAPER_RUNS)
+    known = table["paper_errors"].notna().to_numpy()
+    table["paper_low"], table["paper_high"] = np.where(known, low, np.nan), np.where(known, high, np.nan)
     table["overlap"] = (table["low"] <= table["paper_high"]) & (table["paper_low"] <= table["high"])
     return table
 
@@ -396,12 +526,25 @@ def joint_study(ks=(2, 3, 4, 5), repeats: int = 20, n: int = 100, n_draws: int =
     return pd.DataFrame(rows)
 
 
-def run(scale: str = "book", seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
-    """Table 2 at book scale (2000 runs per n) or paper scale (20000), with the paper's counts.
+def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True
+        ) -> pd.DataFrame:
+    """Table 2 and Table 1 at book or paper scale.
+
+    Table 2: ``RUNS[scale]`` runs per ``n`` (2000 or 20000), on the USPS-like digits at book
+    scale and on both :data:`DATASETS` at paper scale. Table 1: ``TABLE1_SEEDS[scale]`` splits
+    (1 or 5) of ``TABLE1_TESTS[scale]`` test digits (100 or 400).
 
     Returns
     -------
     pandas.DataFrame
-        :func:`table2` of :func:`table2_runs`.
+        Rows with ``stage == "table2"``: :func:`table2` of :func:`table2_runs` (one row per data
+        set, method and ``n``); rows with ``stage == "table1"``: :func:`table1_many`, one row
+        per test digit. Columns that do not apply to a stage are empty.
     """
-    return table2(table2_runs(scale=scale, seed=seed, n_jobs=n_jobs))
+    scale = check_scale(scale)
+    data = DATASETS if scale == "paper" else ("usps_like",)
+    t2 = table2(table2_runs(scale=scale, seed=seed, n_jobs=n_jobs, progress=progress,
+                            data=data))
+    t1 = table1_many(TABLE1_SEEDS[scale], TABLE1_TESTS[scale], seed=seed, n_jobs=n_jobs,
+                     progress=progress)
+    return pd.concat([t2.assign(stage="table2"), t1.assign(stage="table1")], ignore_index=True)
