@@ -99,3 +99,20 @@ def test_statements_are_numbered_per_chapter(html_dir):
         assert len(chapters) == 1 and all("." in n for n in numbers), (name, numbers)
         prefixes[name] = chapters.pop()
     assert len(set(prefixes.values())) == len(prefixes), prefixes
+
+
+def test_every_figure_has_a_numbered_caption_and_alt_text(html_dir, pages):
+    """Each image of a chapter sits in a numbered figure ("Fig. 5.2") with a caption, and its
+    alt text says what it shows (not the image's file name or hash)."""
+    problems = []
+    for page in (p for p in pages if p.parent.name == "book"):
+        for img in _soup(page).select("main img"):
+            figure = img.find_parent("figure")
+            alt = (img.get("alt") or "").strip()
+            number = figure.select_one("figcaption .caption-number") if figure else None
+            text = figure.select_one("figcaption .caption-text") if figure else None
+            if number is None or text is None or len(text.get_text(strip=True)) < 20:
+                problems.append(f"{page.name}: {img.get('src')} has no numbered caption")
+            if len(alt) < 15 or re.search(r"[0-9a-f]{16}|\.png$", alt):
+                problems.append(f"{page.name}: {img.get('src')} alt text {alt[:40]!r}")
+    assert not problems, problems
