@@ -13,7 +13,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Progress bars (tqdm, on stderr) show in JupyterLab and on the command line; the book build and
 # nbval run with SVMTRUST_PROGRESS=0 so that no bar lands in a rendered or stored output.
 
-.PHONY: help venv book test unit nbval book-clean html-check bench reproduce lab clean
+.PHONY: help venv book test unit nbval book-clean html-check bench reproduce lab strip clean
 
 help:
 	@echo "make book       build the HTML book into _build/html (executes every chapter)"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench      timing comparisons (tests/benchmarks)"
 	@echo "make reproduce CHAPTER=NAME   run a chapter's protocol at paper scale"
 	@echo "make lab        open the chapters in JupyterLab"
+	@echo "make strip      keep in the chapters only the outputs nbval checks"
 	@echo "make clean      remove _build"
 
 venv: $(STAMP)
@@ -67,6 +68,10 @@ reproduce: $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab book
+
+# After a chapter is executed in place: keep only the outputs nbval compares (readable diffs).
+strip: $(STAMP)
+	$(BIN)/python tools/strip_outputs.py
 
 clean:
 	rm -rf _build
