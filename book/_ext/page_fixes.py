@@ -6,6 +6,8 @@
 - sphinx-thebe adds its configuration script once per read phase, so a page can carry
   ``const THEBE_JS_URL`` twice, a JavaScript SyntaxError: each page keeps one copy of every
   script.
+- scikit-learn adds ``set_*_request`` methods (metadata routing) to every estimator; their
+  docstrings are scikit-learn's, not ours, so the API reference leaves them out.
 - myst-nb's execution table gives a chapter's status as an emoji, which shows as an empty box
   without an emoji font: the status is written as a word.
 """
@@ -57,8 +59,16 @@ class StatusInWords(SphinxPostTransform):
                     text.parent.replace(text, nodes.Text(word))
 
 
+def skip_metadata_requests(app, what, name, obj, skip, options):
+    """Leave scikit-learn's generated ``set_*_request`` methods out of the API reference."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
 def setup(app):
     app.connect("config-inited", hide_header_search)
     app.connect("html-page-context", unique_scripts)
     app.add_post_transform(StatusInWords)
+    app.connect("autodoc-skip-member", skip_metadata_requests)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

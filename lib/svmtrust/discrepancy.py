@@ -527,7 +527,7 @@ def exact_min_soft_loss(X, y, w_max, kernel=None) -> float:
 class EnvelopeProblem:
     """The convex problem of :func:`soft_loss_lower_bound` over ``l`` points, compiled once.
 
-    With ``A = diag(y) (Phi - mean(Phi))`` (centred reduced coordinates) the problem solved is
+    With ``A = diag(y) (Phi - mean(Phi))`` (centred reduced coordinates) the problem solved is::
 
         min  sum_i v_i xi_i   s.t.  ||u|| <= 1,  |b| <= B,  w_max A u + y b >= 1 - xi,  xi >= 0,
 

@@ -10,7 +10,7 @@ its p-value counts the validation examples with a margin no larger,
 with *no* ``+1``: the test example is not counted in its own bag, unlike the conformal
 convention of :func:`svmtrust.conformal.p_values` (this module calls it with
 ``include_new=False`` on the strangeness ``-y f(x)``). For a test point, Algorithm 1 finds the
-smallest p-value over models and labels, eq. (2),
+smallest p-value over models and labels, eq. (2)::
 
     epsilon_crit = min_k min_{y in {-1, +1}} p_k(x, y),
 
@@ -729,7 +729,7 @@ class TestMarginSelector(_GridEstimator):
         return (np.abs(values) / scale[:, None]).T
 
     def distances(self, X) -> np.ndarray:
-        """Margins ``|f_k(x)|`` (or ``|f_k(x)| / ||w_k||``): shape (m, len(grid_.usable))."""
+        """Margins ``|f_k(x)|`` (or ``|f_k(x)| / ||w_k||``): shape ``(m, len(grid_.usable))``."""
         return self._distances(self.grid_.decision_values(self._check_X(X)))
 
     def chosen_model(self, X) -> np.ndarray:

@@ -1,7 +1,7 @@
 """The support vector machine as an exact quadratic program.
 
 The dual of the soft-margin SVM (Cortes & Vapnik 1995; Vapnik 1998, Ch. 10) over n examples
-with labels ``y_i`` in {-1, +1} and Gram matrix ``K`` is
+with labels ``y_i`` in {-1, +1} and Gram matrix ``K`` is::
 
     maximise    W(alpha) = sum_i alpha_i - 1/2 sum_{i,j} alpha_i alpha_j y_i y_j K_ij
     subject to  0 <= alpha_i <= C,   sum_i y_i alpha_i = 0,
