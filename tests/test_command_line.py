@@ -57,3 +57,23 @@ def test_dask_backend_gives_the_rows_of_one_job(tmp_path):
         assert cli.main([*args, "--output", str(on_dask)]) == 0
     expected = pd.read_csv(serial).drop(columns=timing)
     pd.testing.assert_frame_equal(pd.read_csv(on_dask).drop(columns=timing), expected)
+
+
+def test_prints_the_summary_not_the_rows(tmp_path, capsys):
+    out = tmp_path / "run.csv"
+    assert cli.main(["svm", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    rows = pd.read_csv(out)
+    assert "Exact QP against libsvm" in printed and f"{len(rows)} rows written" in printed
+    assert "time_cvxpy" not in printed and "time_cvxpy" in rows.columns
+
+
+@pytest.mark.parametrize("name", ["transduction", "tcm_nn", "span", "nonconformity_selection",
+                                  "discrepancy"])
+def test_summary_of_each_recorded_run(name, capsys):
+    from pathlib import Path
+
+    rows = pd.read_csv(Path(__file__).resolve().parents[1] / "book" / "recorded" / f"{name}-paper.csv")
+    cli.print_summary(name, rows)
+    printed = capsys.readouterr().out
+    assert 5 < len(printed.splitlines()) < 200

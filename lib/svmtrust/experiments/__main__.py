@@ -1,6 +1,7 @@
 """Command line: ``python -m svmtrust.experiments NAME --scale book|paper --seed S --n-jobs J``.
 
-Runs one chapter's protocol, prints its table and, with ``--output``, writes it as CSV. The
+Runs one chapter's protocol, prints the chapter's summary tables (the paper beside this book)
+and, with ``--output``, writes every row of the run as CSV. The
 output file is checked before the run starts, so a paper-scale run never ends on an error about
 where to write. ``--backend dask`` sends the protocol's tasks to a Dask cluster through joblib:
 a ``distributed.LocalCluster`` on this machine, or the cluster whose scheduler ``--scheduler``
@@ -15,7 +16,10 @@ import os
 import sys
 from pathlib import Path
 
+import importlib
+
 import joblib
+import pandas as pd
 
 from . import CHAPTERS, SCALES, run_chapter
 
@@ -94,6 +98,14 @@ def backend(name: str, scheduler: str | None = None):
             yield client
 
 
+def print_summary(name: str, rows: pd.DataFrame) -> None:
+    """Print chapter ``name``'s summary tables (``summary(rows)`` of its protocol module)."""
+    tables = importlib.import_module(f"{__package__}.{name}").summary(rows)
+    with pd.option_context("display.width", 160, "display.max_columns", 30):
+        for title, table in tables.items():
+            print(f"\n{title}\n{table.to_string(float_format=lambda v: f'{v:.4g}')}")
+
+
 def main(argv=None) -> int:
     """Entry point; returns the process exit code."""
     parser = build_parser()
@@ -106,9 +118,10 @@ def main(argv=None) -> int:
     n_jobs = args.n_jobs if args.n_jobs is not None else (-1 if args.backend == "dask" else 1)
     with backend(args.backend, args.scheduler):
         table = run_chapter(args.name, scale=args.scale, seed=args.seed, n_jobs=n_jobs)
-    print(table.to_string(index=False))
     if output is not None:
         table.to_csv(output, index=False)
+        print(f"{len(table)} rows written to {output}")
+    print_summary(args.name, table)
     return 0
 
 

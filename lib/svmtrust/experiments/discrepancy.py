@@ -378,6 +378,11 @@ def fine_minimum(certified: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("l")
 
 
+def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The chapter's Table 1, paper beside this book."""
+    return {"Table 1 (%, paper | this book)": table1_text(results)}
+
+
 def main(argv=None) -> int:
     """``python -m svmtrust.experiments.discrepancy INPUT.csv --scale paper --seed 0 --n-jobs 2
     --output OUT.csv``: the certified stage and the fine grid (:func:`certify`) of a run."""

@@ -550,3 +550,9 @@ def time_ratio(name: str = "pima", fold: int = 0, seed: int = 0, gammas=GAMMAS, 
             "ratio": cv["seconds"] / nc["seconds"], "nc_work": nc["work"], "cv_work": cv["work"],
             "work_ratio": cv["work"] / nc["work"], "nc_iterations": nc["iterations"],
             "cv_iterations": cv["iterations"], "nc_error": nc["error"], "cv_error": cv["error"]}
+
+
+def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The chapter's Table 3, paper beside this book, and the Credit preprocessing rows."""
+    return {"Table 3 (test error, paper | this book)": side_by_side(results),
+            "Credit preprocessing": preprocessing_table(results)}

@@ -293,3 +293,8 @@ def selection_table(results: pd.DataFrame) -> pd.DataFrame:
                 "per-trial test error": per_trial.mean(),
             })
     return pd.DataFrame(rows).set_index(["data", "criterion"])
+
+
+def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The chapter's table: the value each criterion selects and its test error."""
+    return {"Selection by each criterion": selection_table(results)}

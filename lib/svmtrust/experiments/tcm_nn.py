@@ -552,3 +552,9 @@ def affected_examples(X_train, y_train, X_test, k: int = 1) -> np.ndarray:
         radius[own] = np.maximum(radius[own], other.kneighbors(X_train[own])[0][:, k - 1])
     d = euclidean_distances(X_test, X_train)
     return np.sum(d < radius[None, :], axis=1)
+
+
+def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The chapter's tables, each beside the paper's: Tables 1, 2 and 3."""
+    return {"Table 1 (error %)": table1(results), "Table 2 (error %)": table2(results),
+            "Table 3 (regions %)": table3(results)}

@@ -548,3 +548,17 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     t1 = table1_many(TABLE1_SEEDS[scale], TABLE1_TESTS[scale], seed=seed, n_jobs=n_jobs,
                      progress=progress)
     return pd.concat([t2.assign(stage="table2"), t1.assign(stage="table1")], ignore_index=True)
+
+
+def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The chapter's tables: Table 2 with intervals beside the paper, and how credibility is
+    spread among errors and correct predictions (Table 1)."""
+    t2 = results[results["stage"] == "table2"].dropna(axis=1, how="all")
+    t1 = results[results["stage"] == "table1"].dropna(axis=1, how="all")
+    return {
+        "Table 2 (errors, 95% Clopper-Pearson interval, paper)": add_intervals(
+            t2.set_index(["data", "method", "n"]))[
+            ["errors", "runs", "rate", "low", "high", "paper_rate"]],
+        "Table 1 (credibility of errors and of correct predictions)": credibility_summary(
+            t1.assign(correct=t1["correct"].astype(bool))),
+    }
