@@ -56,3 +56,21 @@ def test_property_psd(X):
         K = kernel(X)
         scale = max(np.abs(K).max(), 1.0)
         assert np.linalg.eigvalsh(K).min() >= -1e-8 * scale * K.shape[0]
+
+
+@pytest.mark.parametrize("same", [True, False])
+def test_kernels_against_scikit_learn_pairwise(same):
+    """scikit-learn's pairwise kernels are the oracle: the same Gram matrices to rounding
+    (polynomial: sklearn's (gamma x.z + coef0)^degree with gamma = 1, coef0 = 0, over scale)."""
+    from sklearn.metrics import pairwise
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(30, 5))
+    Z = None if same else rng.normal(size=(12, 5))
+    Zs = X if same else Z
+    np.testing.assert_allclose(linear_kernel(X, Z), pairwise.linear_kernel(X, Zs), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(rbf_kernel(X, Z, gamma=0.3), pairwise.rbf_kernel(X, Zs, gamma=0.3),
+                               rtol=1e-12, atol=1e-14)
+    expected = pairwise.polynomial_kernel(X, Zs, degree=3, gamma=1.0, coef0=0.0) / 256.0
+    np.testing.assert_allclose(polynomial_kernel(X, Z, degree=3, scale=256.0), expected,
+                               rtol=1e-12, atol=1e-12)

@@ -52,6 +52,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .validation import check_integer
+
 __all__ = [
     "Provenance",
     "Dataset",
@@ -383,8 +385,7 @@ def load_usps_like(size: int = 16) -> Dataset:
     ValueError
         If ``size`` is not an integer from 1 to 28.
     """
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= 28:
-        raise ValueError(f"size: expected an integer from 1 to {_MNIST_SIDE}, got {size!r}")
+    size = check_integer(size, "size", 1, _MNIST_SIDE)
     pixels, digits = _mnist_sample()
     weights = _area_weights(_MNIST_SIDE, int(size))
     images = weights @ pixels.reshape(-1, _MNIST_SIDE, _MNIST_SIDE) @ weights.T

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import cvxpy as cp
 import numpy as np
 import scipy.linalg
+from scipy.optimize import brentq
 
 from .svm import SolveError, SVMSolution, fit_svm, kernel_factor
 from .validation import check_array, check_binary_labels, check_C, check_kernel_matrix
@@ -358,10 +359,11 @@ def span_rule_errors(K, sol, spans) -> np.ndarray:
 
 
 def _project_feasible(lam, lower, upper):
-    """Euclidean projection of ``lam`` onto ``{sum = 1, lower <= lam <= upper}`` (bisection).
+    """Euclidean projection of ``lam`` onto ``{sum = 1, lower <= lam <= upper}``.
 
     ``sum(clip(lam - tau, lower, upper))`` decreases in ``tau``; the shift ``tau`` that makes it
-    1 is bracketed by doubling and found by bisection. Returns None if the set is empty.
+    1 is bracketed by doubling and found by :func:`scipy.optimize.brentq`. Returns None if the
+    set is empty.
     """
     def total(tau):
         return np.clip(lam - tau, lower, upper).sum() - 1.0
@@ -374,10 +376,8 @@ def _project_feasible(lam, lower, upper):
         lo, hi = (lo - step, hi) if total(lo) < 0 else (lo, hi + step)
     else:
         return None
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if total(mid) > 0 else (lo, mid)
-    return np.clip(lam - 0.5 * (lo + hi), lower, upper)
+    tau = brentq(total, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
+    return np.clip(lam - tau, lower, upper)
 
 
 def _box(sol, p):

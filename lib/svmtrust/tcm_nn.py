@@ -584,13 +584,7 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
 
 
 def _p_from_counts(counts: np.ndarray, n: int) -> np.ndarray:
-    """Eq. (3) p-values from the counts ``#{i <= n : alpha_i >= a_new}`` of the old examples.
-
-    A conformal p-value depends on the old scores only through that count, so it equals the
-    p-value, by :func:`svmtrust.conformal.p_values`, of a score with exactly ``count`` old
-    scores at or above it in the bag ``0, 1, ..., n - 1``: the formula stays in one place.
-    """
-    ranks = np.arange(n, dtype=np.float64)
-    return conformal.p_values(ranks, (n - counts).ravel().astype(np.float64)).reshape(
-        counts.shape
-    )
+    """Eq. (3) p-values from the counts ``#{i <= n : alpha_i >= a_new}`` of the old examples:
+    ``(count + 1) / (n + 1)``, the new example counted in its own bag, as in
+    :func:`svmtrust.conformal.p_values`."""
+    return (counts + 1.0) / (n + 1.0)

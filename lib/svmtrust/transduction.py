@@ -54,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -119,25 +120,6 @@ def merge_ties(alpha) -> np.ndarray:
 
 
 
-def tie_ranks(scores) -> np.ndarray:
-    """Ranks of strangeness scores, ties sharing the largest rank of their group.
-
-    The rank of example ``j`` is ``R_j = #{i : a_i <= a_j}``: 1 for the least strange, ``N``
-    for the strangest. A random example has ``R >= R_j`` exactly when its score is at least
-    ``a_j``, so one rank reproduces eq. (13) of Saunders et al. (1999).
-
-    Parameters
-    ----------
-    scores : array_like of shape (N,)
-
-    Returns
-    -------
-    ndarray of int, shape (N,)
-    """
-    values = check_array(scores, "scores", ndim=1)
-    return np.searchsorted(np.sort(values), values, side="right")
-
-
 def rank_sum_counts(ranks, k: int) -> np.ndarray:
     """How many k-subsets of the ranks have each rank sum, by dynamic programming.
 
@@ -151,7 +133,8 @@ def rank_sum_counts(ranks, k: int) -> np.ndarray:
     Parameters
     ----------
     ranks : array_like of int, shape (N,)
-        Ranks in ``1..N`` (e.g. from :func:`tie_ranks`).
+        Ranks in ``1..N``, ties sharing the largest rank of their group
+        (``scipy.stats.rankdata(scores, method="max")``).
     k : int
         Subset size, ``1 <= k <= N``.
 
@@ -191,7 +174,9 @@ def _check_test_index(test_index, n: int) -> np.ndarray:
 def rank_sum_p_value(scores, test_index) -> float:
     """Exact p-value of several test examples (Section 3.2 of Saunders et al. 1999).
 
-    With ranks ``R`` from :func:`tie_ranks` over the whole bag of ``N = l + k`` examples and
+    With ranks ``R_j = #{i : a_i <= a_j}`` (``scipy.stats.rankdata(method="max")``: a random
+    example has ``R >= R_j`` exactly when its score is at least ``a_j``, as in eq. (13)) over
+    the whole bag of ``N = l + k`` examples and
     observed sum ``T = sum_{j in test} R_j``, the p-value is the probability that ``k`` ranks
     drawn without replacement sum to at least ``T``:
     ``#{k-subsets with rank sum >= T} / binom(N, k)``, counted by :func:`rank_sum_counts`.
@@ -209,7 +194,7 @@ def rank_sum_p_value(scores, test_index) -> float:
     float
         In ``[1 / binom(N, k), 1]``.
     """
-    ranks = tie_ranks(scores)
+    ranks = rankdata(check_array(scores, "scores", ndim=1), method="max")
     index = _check_test_index(test_index, ranks.size)
     counts = rank_sum_counts(ranks, index.size)
     observed = int(ranks[index].sum())
@@ -248,7 +233,7 @@ def rank_sum_p_value_mc(scores, test_index, n_draws: int, rng: np.random.Generat
         The fraction of draws whose rank sum reaches the observed one; its standard error is
         ``sqrt(p (1 - p) / n_draws)``.
     """
-    ranks = tie_ranks(scores)
+    ranks = rankdata(check_array(scores, "scores", ndim=1), method="max")
     index = _check_test_index(test_index, ranks.size)
     observed = ranks[index].sum()
     hits, left = 0, int(n_draws)
