@@ -1,0 +1,65 @@
+"""Bad input to the checks of svmtrust.validation themselves."""
+
+import numpy as np
+
+from svmtrust import validation as v
+
+from ._data import NOT_PSD, K, nan
+
+M = "svmtrust.validation."
+
+CASES = [
+    (M + "check_array", "strings", lambda: v.check_array([["a"]], "X", 2), "X"),
+    (M + "check_array", "wrong ndim", lambda: v.check_array([1.0], "X", 2), "X"),
+    (M + "check_array", "empty", lambda: v.check_array([], "a", 1), "a"),
+    (M + "check_array", "NaN", lambda: v.check_array(nan([1.0, 2.0]), "a", 1), "a"),
+    (M + "check_array", "ragged", lambda: v.check_array([[1.0], [1.0, 2.0]], "a", 2), "a"),
+    (M + "check_array", "complex", lambda: v.check_array([1j, 2.0], "a", 1), "a"),
+    (M + "check_binary_labels", "labels 0/1", lambda: v.check_binary_labels([0.0, 1.0]), "y"),
+    (M + "check_binary_labels", "one class", lambda: v.check_binary_labels([1.0, 1.0]), "y"),
+    (M + "check_binary_labels", "short", lambda: v.check_binary_labels([1.0, -1.0], n=3), "y"),
+    (M + "check_binary_labels", "booleans", lambda: v.check_binary_labels([True, False]), "y"),
+    (M + "check_class_labels", "class labels 2-D",
+     lambda: v.check_class_labels(np.zeros((4, 1)), n=4), "y"),
+    (M + "check_class_labels", "class labels short",
+     lambda: v.check_class_labels(["a", "b"], n=3), "y"),
+    (M + "check_class_labels", "class labels NaN",
+     lambda: v.check_class_labels([1.0, np.nan, 2.0], n=3), "y"),
+    (M + "check_class_labels", "class labels None",
+     lambda: v.check_class_labels(np.array(["a", None], dtype=object), n=2), "y"),
+    (M + "check_class_labels", "class labels one class",
+     lambda: v.check_class_labels(["a", "a"], n=2), "y"),
+    (M + "check_class_labels", "labels of mixed types",
+     lambda: v.check_class_labels(np.array(["a", 1], dtype=object)), "y"),
+    (M + "check_C", "C a string", lambda: v.check_C("1"), "C"),
+    (M + "check_C", "C True", lambda: v.check_C(True), "C"),
+    (M + "check_C", "C -inf", lambda: v.check_C(-np.inf), "C"),
+    (M + "check_C", "C an array", lambda: v.check_C(np.array([1.0, 2.0])), "C"),
+    (M + "check_significance", "zero", lambda: v.check_significance(0.0), "significance"),
+    (M + "check_significance", "a string", lambda: v.check_significance("0.1"),
+     "significance"),
+    (M + "check_significance", "True", lambda: v.check_significance(True), "significance"),
+    (M + "check_significance", "other name", lambda: v.check_significance(2.0, "delta"),
+     "delta"),
+    (M + "check_positive", "zero", lambda: v.check_positive(0.0, "gamma"), "gamma"),
+    (M + "check_positive", "inf", lambda: v.check_positive(np.inf, "gamma"), "gamma"),
+    (M + "check_positive", "True", lambda: v.check_positive(True, "gamma"), "gamma"),
+    (M + "check_positive", "an array", lambda: v.check_positive(np.ones(2), "gamma"), "gamma"),
+    (M + "check_integer", "float", lambda: v.check_integer(2.0, "k"), "k"),
+    (M + "check_integer", "True", lambda: v.check_integer(True, "k"), "k"),
+    (M + "check_integer", "below low", lambda: v.check_integer(0, "k"), "k"),
+    (M + "check_integer", "above high", lambda: v.check_integer(5, "k", 1, 4), "k"),
+    (M + "check_integer", "a string", lambda: v.check_integer("3", "k"), "k"),
+    (M + "check_kernel_matrix", "not PSD", lambda: v.check_kernel_matrix(NOT_PSD), "K"),
+    (M + "check_kernel_matrix", "not square", lambda: v.check_kernel_matrix(K[:, :3]), "K"),
+    (M + "check_kernel_matrix", "not symmetric",
+     lambda: v.check_kernel_matrix(np.triu(K)), "K"),
+    (M + "check_kernel_matrix", "NaN", lambda: v.check_kernel_matrix(nan(K), "kernel"),
+     "kernel"),
+    (M + "check_kernel_matrix", "full a string",
+     lambda: v.check_kernel_matrix(K, full="no"), "full"),
+    (M + "check_kernel_matrix", "entries near overflow",
+     lambda: v.check_kernel_matrix(1e307 * K), "K"),
+    (M + "check_kernel_matrix", "negative diagonal",
+     lambda: v.check_kernel_matrix(-np.eye(3)), "K"),
+]
