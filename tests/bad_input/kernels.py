@@ -21,7 +21,7 @@ CASES = [
     (M + "linear_kernel", "Z width mismatch", lambda: linear_kernel(X, np.ones((3, 5))), "Z"),
     (M + "linear_kernel", "X empty", lambda: linear_kernel(np.ones((0, 2))), "X"),
     (M + "linear_kernel", "X overflows", lambda: linear_kernel(BIG), "X"),
-    (M + "linear_kernel", "X times Z overflows", lambda: linear_kernel(X, BIG), "X"),
+    (M + "linear_kernel", "X times Z overflows", lambda: linear_kernel(BIG, 1e160 * X), "X"),
     (M + "polynomial_kernel", "degree not integer", lambda: polynomial_kernel(X, degree=2.5),
      "degree"),
     (M + "polynomial_kernel", "degree zero", lambda: polynomial_kernel(X, degree=0), "degree"),
