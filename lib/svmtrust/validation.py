@@ -340,3 +340,23 @@ def check_table(table, name: str, columns=()) -> "pandas.DataFrame":
     if missing:
         raise ValueError(f"{name}: lacks the columns {missing}")
     return table
+
+
+def check_indices(index, name: str, n: int, size: int | None = None) -> np.ndarray:
+    """Return ``index`` as a 1-D int array of positions in ``[0, n)``, of length ``size`` if
+    given.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``index`` is not 1-D, holds non-integers (booleans included) or
+        positions outside ``[0, n)``, or has a length other than ``size``.
+    """
+    idx = np.asarray(index)
+    if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+        raise ValueError(f"{name}: expected a 1-D array of integer positions, got {index!r}")
+    if size is not None and idx.size != size:
+        raise ValueError(f"{name}: expected {size} positions, got {idx.size}")
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"{name}: positions must lie in [0, {n})")
+    return idx.astype(np.int64)
