@@ -1,10 +1,11 @@
 """Bad input to the checks of svmtrust.validation themselves."""
 
 import numpy as np
+import pandas as pd
 
 from svmtrust import validation as v
 
-from ._data import NOT_PSD, K, nan
+from ._data import HARD, NOT_PSD, SOL, K, Y, nan
 
 M = "svmtrust.validation."
 
@@ -62,4 +63,37 @@ CASES = [
      lambda: v.check_kernel_matrix(1e307 * K), "K"),
     (M + "check_kernel_matrix", "negative diagonal",
      lambda: v.check_kernel_matrix(-np.eye(3)), "K"),
+    (M + "check_seed", "seed 1.0", lambda: v.check_seed(1.0), "seed"),
+    (M + "check_seed", "seed True", lambda: v.check_seed(True), "seed"),
+    (M + "check_seed", "seed a string", lambda: v.check_seed("0"), "seed"),
+    (M + "check_seed", "seed negative", lambda: v.check_seed(-1, "seeds"), "seeds"),
+    (M + "check_rng", "rng a seed", lambda: v.check_rng(0), "rng"),
+    (M + "check_rng", "seed negative", lambda: v.check_rng(-1, "seed", seed_ok=True), "seed"),
+    (M + "check_rng", "legacy RandomState", lambda: v.check_rng(np.random.RandomState(0)),
+     "rng"),
+    (M + "check_bool", "the string False", lambda: v.check_bool("False", "joint"), "joint"),
+    (M + "check_bool", "1", lambda: v.check_bool(1, "joint"), "joint"),
+    (M + "check_bool", "None", lambda: v.check_bool(None, "joint"), "joint"),
+    (M + "check_choice", "unknown", lambda: v.check_choice("osqp", "solver", ("cvxpy",)),
+     "solver"),
+    (M + "check_choice", "an array", lambda: v.check_choice(np.array(["a"]), "box", ("a",)),
+     "box"),
+    (M + "check_solution", "not a solution", lambda: v.check_solution({}, 8), "sol"),
+    (M + "check_solution", "other size", lambda: v.check_solution(SOL, 9), "sol"),
+    (M + "check_solution", "other labels", lambda: v.check_solution(SOL, 8, y=-Y), "sol"),
+    (M + "check_solution", "other C", lambda: v.check_solution(SOL, 8, C=2.0), "sol"),
+    (M + "check_solution", "hard against soft", lambda: v.check_solution(HARD, 8, C=1.0),
+     "sol"),
+    (M + "check_table", "not a table", lambda: v.check_table({"a": [1]}, "results"),
+     "results"),
+    (M + "check_table", "empty", lambda: v.check_table(pd.DataFrame(), "results"), "results"),
+    (M + "check_table", "column missing",
+     lambda: v.check_table(pd.DataFrame({"a": [1]}), "results", ("b",)), "results"),
+    (M + "check_indices", "floats", lambda: v.check_indices([0.5], "free", 3), "free"),
+    (M + "check_indices", "booleans", lambda: v.check_indices([True], "free", 3), "free"),
+    (M + "check_indices", "out of range", lambda: v.check_indices([3], "free", 3), "free"),
+    (M + "check_indices", "negative", lambda: v.check_indices([-1], "free", 3), "free"),
+    (M + "check_indices", "wrong size", lambda: v.check_indices([0], "free", 3, size=2),
+     "free"),
+    (M + "check_indices", "2-D", lambda: v.check_indices([[0]], "free", 3), "free"),
 ]
