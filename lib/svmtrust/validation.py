@@ -322,7 +322,7 @@ def check_solution(sol, n: int, y=None, C=None, name: str = "sol"):
     return sol
 
 
-def check_table(table, name: str, columns=()) -> "pandas.DataFrame":
+def check_table(table, name: str, columns=()):
     """Return ``table`` if it is a non-empty ``pandas.DataFrame`` holding ``columns``.
 
     Raises
