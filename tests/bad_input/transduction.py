@@ -1,8 +1,6 @@
 """Bad input to the module functions of svmtrust.transduction (not the estimator, task E,
 nor the rank-sum functions, task D)."""
 
-import numpy as np
-
 from svmtrust.transduction import TransductiveSVM, margin_transduction
 
 from ._data import X, Y, nan
