@@ -1,126 +1,189 @@
-"""The bad-input table: every case raises ValueError naming the argument."""
+"""The bad-input table (issue 13): every case raises ValueError naming its argument.
+
+The cases live in ``tests/bad_input/<area>.py``, each a list ``CASES`` of
+``(qualname, description, thunk, argname)``: calling ``thunk()`` must raise a ``ValueError``
+whose message starts with ``"argname:"`` (or, when ``argname`` is None, a
+:class:`~svmtrust.svm.SolveError` for a failed solve). The coverage test asks that every public
+name of every module of :mod:`svmtrust` be the ``qualname`` (or its prefix up to a dot) of at
+least one case.
+
+``python -m tests.test_bad_input`` tallies how the cases fail, by kind (raw exception,
+accepted, NaN or inf result, wrong name in the message): the counts of issue 13.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import pkgutil
+import signal
 
 import numpy as np
 import pytest
 
-from svmtrust import conformal
-from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
-from svmtrust.discrepancy import optimal_set_widths, soft_loss_lower_bound
-from svmtrust.svm import SolveError, fit_svm
-from svmtrust.validation import check_class_labels
-from svmtrust.experiments import nonconformity_selection as nc_protocol
-from svmtrust.experiments import parallel_map, run_chapter
-from svmtrust.nonconformity_selection import (
-    NonconformityModelSelector,
-    critical,
-    dkw_deviation,
-    nonconformity_bound,
-)
+import svmtrust
+import svmtrust.experiments
+from svmtrust.svm import SolveError
+from tests import bad_input
 
-X = np.random.default_rng(0).normal(size=(8, 2))
-K = rbf_kernel(X)
-Y = np.array([1.0, -1.0] * 4)
-NOT_PSD = np.array([[1.0, 2.0], [2.0, 1.0]])
+#: Qualname prefixes whose cases other helpers' case files bring at the merge (tasks B-E).
+#: The coverage test skips them on this branch; the lead empties this set when merging.
+PENDING = {
+    "svmtrust.tcm_nn",                                   # task C
+    "svmtrust.datasets",                                 # task D
+    "svmtrust.transduction.merge_ties",                  # task D (moves to a new module)
+    "svmtrust.transduction.rank_sum_",                   # task D
+    "svmtrust.discrepancy.BoundedWProblem",              # task B
+    "svmtrust.discrepancy.EnvelopeProblem",              # task B
+    "svmtrust.transduction.TransductiveSVM",             # task E
+    "svmtrust.nonconformity_selection.NonconformityModelSelector",  # task E
+    "svmtrust.nonconformity_selection.CrossValidationSelector",     # task E
+    "svmtrust.nonconformity_selection.TestMarginSelector",          # task E
+    "svmtrust.conformal.ConformalClassifierMixin",                  # task E
+    "svmtrust.svm.kernel_factor",                        # the helper that owns the solvers
+}
 
-
-def _nan(a):
-    a = np.array(a, dtype=float)
-    a.flat[1] = np.nan
-    return a
-
-
-def _inf(a):
-    a = np.array(a, dtype=float)
-    a.flat[0] = np.inf
-    return a
-
-
-CASES = [
-    # (description, callable, the name the message must start with)
-    ("NaN in K", lambda: fit_svm(_nan(K), Y), "K"),
-    ("inf in K", lambda: fit_svm(_inf(K), Y), "K"),
-    ("NaN in y", lambda: fit_svm(K, _nan(Y)), "y"),
-    ("y too short", lambda: fit_svm(K, Y[:-1]), "y"),
-    ("y 2-D", lambda: fit_svm(K, Y[:, None]), "y"),
-    ("labels outside {-1,+1}", lambda: fit_svm(K, np.r_[Y[:-1], 2.0]), "y"),
-    ("labels 0/1", lambda: fit_svm(K, (Y > 0).astype(float)), "y"),
-    ("single class", lambda: fit_svm(K, np.ones(8)), "y"),
-    ("K not square", lambda: fit_svm(K[:, :-1], Y), "K"),
-    ("K not symmetric", lambda: fit_svm(K + np.triu(np.ones_like(K), 1) * 0.1, Y), "K"),
-    ("K not PSD", lambda: fit_svm(NOT_PSD, np.array([1.0, -1.0])), "K"),
-    ("K 1-D", lambda: fit_svm(np.ones(8), Y), "K"),
-    ("K strings", lambda: fit_svm([["a", "b"], ["c", "d"]], np.array([1.0, -1.0])), "K"),
-    ("C zero", lambda: fit_svm(K, Y, C=0.0), "C"),
-    ("C negative", lambda: fit_svm(K, Y, C=-1.0), "C"),
-    ("C NaN", lambda: fit_svm(K, Y, C=np.nan), "C"),
-    ("C string", lambda: fit_svm(K, Y, C="big"), "C"),
-    ("unknown solver", lambda: fit_svm(K, Y, solver="osqp"), "solver"),
-    ("class labels 2-D", lambda: check_class_labels(np.zeros((4, 1)), n=4), "y"),
-    ("class labels short", lambda: check_class_labels(["a", "b"], n=3), "y"),
-    ("class labels NaN", lambda: check_class_labels([1.0, np.nan, 2.0], n=3), "y"),
-    ("class labels None", lambda: check_class_labels(np.array(["a", None], dtype=object), n=2), "y"),
-    ("class labels one class", lambda: check_class_labels(["a", "a"], n=2), "y"),
-    ("tol zero", lambda: fit_svm(K, Y, 1.0, "libsvm", tol=0.0), "tol"),
-    ("tol NaN", lambda: fit_svm(K, Y, 1.0, "libsvm", tol=np.nan), "tol"),
-    ("tol string", lambda: fit_svm(K, Y, 1.0, "libsvm", tol="1e-3"), "tol"),
-    ("tol with cvxpy", lambda: fit_svm(K, Y, 1.0, "cvxpy", tol=1e-3), "tol"),
-    ("X NaN in kernel", lambda: rbf_kernel(_nan(X)), "X"),
-    ("Z width mismatch", lambda: linear_kernel(X, np.ones((3, 5))), "Z"),
-    ("gamma <= 0", lambda: rbf_kernel(X, gamma=0.0), "gamma"),
-    ("degree not integer", lambda: polynomial_kernel(X, degree=2.5), "degree"),
-    ("scale <= 0", lambda: polynomial_kernel(X, scale=0.0), "scale"),
-    ("K_rows width", lambda: fit_svm(K, Y).decision_function(np.ones((2, 5))), "K_rows"),
-    ("scores NaN", lambda: conformal.p_values(_nan([1.0, 2.0, 3.0]), 1.0), "scores"),
-    ("new_scores NaN", lambda: conformal.p_values([1.0, 2.0], _nan([1.0, 2.0])), "new_scores"),
-    ("significance 0", lambda: conformal.predict_set(np.full((2, 2), 0.5), 0.0), "significance"),
-    ("significance 1", lambda: conformal.predict_set(np.full((2, 2), 0.5), 1.0), "significance"),
-    ("significance NaN", lambda: conformal.predict_set(np.full((2, 2), 0.5), np.nan), "significance"),
-    ("P outside [0,1]", lambda: conformal.confidence_credibility(np.array([[1.5, 0.1]])), "P"),
-    ("P one label", lambda: conformal.confidence_credibility(np.array([[0.5]])), "P"),
-    ("true_index float", lambda: conformal.error_rate(np.full((2, 2), 0.5), np.array([0.0, 1.0]), 0.1), "true_index"),
-    ("seed negative", lambda: parallel_map(lambda t, r: t, [1], seed=-1), "seed"),
-    ("n_jobs zero", lambda: parallel_map(lambda t, r: t, [1], n_jobs=0), "n_jobs"),
-    ("unknown chapter", lambda: run_chapter("nope"), "name"),
-    ("unknown scale", lambda: run_chapter("svm", scale="huge"), "scale"),
-    ("soft-loss bound w_max 0", lambda: soft_loss_lower_bound(X, Y, 0.0), "w_max"),
-    ("soft-loss bound NaN X", lambda: soft_loss_lower_bound(_nan(X), Y, 1.0), "X"),
-    ("soft-loss bound one class", lambda: soft_loss_lower_bound(X, np.ones(8), 1.0), "y"),
-    ("optimal widths slack 0", lambda: optimal_set_widths(X, Y, 1.0, slack=0.0), "slack"),
-    ("bound kind", lambda: nonconformity_bound(0.1, 50, 110, 0.05, kind="hoeffding"), "kind"),
-    ("bound delta", lambda: nonconformity_bound(0.1, 50, 110, 1.5, kind="dkw"), "delta"),
-    ("dkw m zero", lambda: dkw_deviation(0, 0.05), "m"),
-    ("tie_break unknown", lambda: critical(np.zeros((2, 3, 2)), tie_break="first"), "tie_break"),
-    ("tie keys rows", lambda: critical(np.zeros((2, 3, 2)), keys=np.zeros((3, 1))), "keys"),
-    ("tie seed negative", lambda: critical(np.zeros((2, 3, 2)), seed=-1), "seed"),
-    ("selector tie_break", lambda: NonconformityModelSelector((1.0,), (1.0,), tie_break="x").fit(
-        np.random.default_rng(0).normal(size=(20, 2)), np.tile([-1.0, 1.0], 10)), "tie_break"),
-    ("variant unknown", lambda: nc_protocol.load("credit-onehot"), "name"),
-]
+#: Public names that take no argument a caller could get wrong, with the reason.
+NO_INPUT = {
+    "svmtrust.svm.SolveError": "an exception class, raised by the library",
+    "svmtrust.span.LeaveOneOut": "a result record built by leave_one_out",
+    "svmtrust.discrepancy.Representation": "a result record built by represent",
+    "svmtrust.discrepancy.PeelingRun": "a result record built by peel",
+    "svmtrust.discrepancy.DiscrepancyResult": "a result record built by summarise_runs",
+    "svmtrust.transduction.Hypotheses": "a result record built by TransductiveSVM",
+    "svmtrust.transduction.JointHypotheses": "a result record built by TransductiveSVM",
+    "svmtrust.experiments.__main__.build_parser": "takes no argument",
+    "svmtrust.experiments.nonconformity_selection.paper_overall_recomputed":
+        "takes no argument",
+}
 
 
-@pytest.mark.parametrize("call,name", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_bad_input_raises_value_error_naming_argument(call, name):
+def _case_modules():
+    """Every case file ``tests/bad_input/*.py`` (names starting with ``_`` are helpers)."""
+    for info in sorted(pkgutil.iter_modules(bad_input.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            yield importlib.import_module(f"{bad_input.__name__}.{info.name}")
+
+
+CASES = [case for module in _case_modules() for case in module.CASES]
+
+
+def _modules():
+    """Every module of svmtrust and of svmtrust.experiments."""
+    for package in (svmtrust, svmtrust.experiments):
+        yield package
+        for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+            if not info.ispkg:
+                yield importlib.import_module(info.name)
+
+
+def public_names() -> list[str]:
+    """Qualnames of the public functions and classes: ``__all__``, else those defined here."""
+    names = []
+    for module in _modules():
+        own = getattr(module, "__all__", None)
+        if own is None:
+            own = [n for n, v in vars(module).items()
+                   if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__]
+        names += [f"{module.__name__}.{n}" for n in own if callable(getattr(module, n))]
+    return sorted(set(names))
+
+
+def _covers(qualname: str, name: str) -> bool:
+    return qualname == name or qualname.startswith(name + ".")
+
+
+def _non_finite(result) -> bool:
+    """Whether a returned value holds NaN or inf anywhere numeric."""
+    if isinstance(result, dict):
+        return any(_non_finite(v) for v in result.values())
+    if isinstance(result, (tuple, list)):
+        return any(_non_finite(v) for v in result)
+    try:
+        values = np.asarray(result, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return not np.all(np.isfinite(values))
+
+
+def outcome(thunk, argname) -> str:
+    """How one case ends: ``"ok"`` or the kind of failure."""
+    expected = (ValueError,) if argname is not None else (ValueError, SolveError)
+    try:
+        result = thunk()
+    except expected as err:
+        if argname is None or str(err).startswith(f"{argname}:"):
+            return "ok"
+        return "wrong name"
+    except Exception:  # noqa: BLE001 - any other exception is what the table looks for
+        return "raw exception"
+    return "NaN-inf" if _non_finite(result) else "accepted"
+
+
+@pytest.mark.parametrize(
+    "thunk,argname", [c[2:] for c in CASES], ids=[f"{c[0]}: {c[1]}" for c in CASES])
+def test_bad_input_raises_value_error_naming_argument(thunk, argname):
+    if argname is None:
+        with pytest.raises((ValueError, SolveError)):
+            thunk()
+        return
     with pytest.raises(ValueError) as info:
-        call()
-    assert str(info.value).startswith(f"{name}:"), str(info.value)
+        thunk()
+    assert str(info.value).startswith(f"{argname}:"), str(info.value)
 
 
-def test_failed_solve_names_status():
-    X1 = np.array([[0.0], [1.0], [2.0], [3.0]])
-    y1 = np.array([1.0, -1.0, 1.0, -1.0])
-    with pytest.raises(SolveError, match="status 'unbounded'"):
-        fit_svm(linear_kernel(X1), y1, np.inf, "cvxpy")
+def test_every_case_is_well_formed():
+    names = set(public_names())
+    for qualname, description, thunk, argname in CASES:
+        assert any(_covers(qualname, n) for n in names), f"{qualname}: not a public name"
+        assert description and callable(thunk)
+        assert argname is None or isinstance(argname, str)
 
 
-def test_nearly_psd_kernel_is_accepted():
-    """Rounding-level negative eigenvalues (here -1e-12 relative) are within tolerance."""
-    w, V = np.linalg.eigh(K)
-    w[0] = -1e-12
-    K2 = (V * w) @ V.T
-    K2 = (K2 + K2.T) / 2
-    assert fit_svm(K2, Y, C=1.0).status == "optimal"
+def test_every_public_name_has_a_case():
+    skipped = lambda n: n in NO_INPUT or any(n.startswith(p) for p in PENDING)  # noqa: E731
+    missing = [n for n in public_names()
+               if not skipped(n) and not any(_covers(c[0], n) for c in CASES)]
+    assert missing == []
 
 
-def test_class_labels_of_any_type():
-    classes, index = check_class_labels(np.array(["cat", "dog", "cat", "emu"]), n=4)
-    assert list(classes) == ["cat", "dog", "emu"] and list(index) == [0, 1, 0, 2]
+def test_outcome_tells_the_kinds_apart():
+    def raise_(err):
+        raise err
+    assert outcome(lambda: raise_(ValueError("K: bad")), "K") == "ok"
+    assert outcome(lambda: raise_(ValueError("y: bad")), "K") == "wrong name"
+    assert outcome(lambda: raise_(TypeError("K")), "K") == "raw exception"
+    assert outcome(lambda: np.array([1.0, np.nan]), "K") == "NaN-inf"
+    assert outcome(lambda: 0.5, "K") == "accepted"
+    assert outcome(lambda: raise_(SolveError("cvxpy", "infeasible")), None) == "ok"
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm of :func:`tally`; not an ``Exception``, so no case catches it."""
+
+
+def tally(timeout: int = 20) -> collections.Counter:
+    """Count the cases by outcome; a case still running after ``timeout`` s counts as
+    accepted (a run that should have refused its input)."""
+    def stop(*_):
+        raise _Timeout
+    counts = collections.Counter()
+    signal.signal(signal.SIGALRM, stop)
+    for qualname, description, thunk, argname in CASES:
+        signal.alarm(timeout)
+        try:
+            kind = outcome(thunk, argname)
+        except _Timeout:
+            kind = "accepted"
+        finally:
+            signal.alarm(0)
+        counts[kind] += 1
+        if kind != "ok":
+            print(f"{kind:14s} {qualname}: {description}")
+    return counts
+
+
+if __name__ == "__main__":
+    totals = tally()
+    covered = {n for n in public_names() if any(_covers(c[0], n) for c in CASES)}
+    print(f"{len(CASES)} cases on {len(covered)} public names: {dict(totals)}")

@@ -74,3 +74,39 @@ def test_kernels_against_scikit_learn_pairwise(same):
     expected = pairwise.polynomial_kernel(X, Zs, degree=3, gamma=1.0, coef0=0.0) / 256.0
     np.testing.assert_allclose(polynomial_kernel(X, Z, degree=3, scale=256.0), expected,
                                rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-100, 1.0, 1e100])
+def test_rbf_at_extreme_scales_against_scikit_learn(scale):
+    """Where scikit-learn's squared distances stay finite, the same values at any scale."""
+    from sklearn.metrics import pairwise
+
+    rng = np.random.default_rng(8)
+    X, Z = scale * rng.normal(size=(20, 3)), scale * rng.normal(size=(7, 3))
+    gamma = 0.5 / scale**2
+    np.testing.assert_allclose(rbf_kernel(X, Z, gamma), pairwise.rbf_kernel(X, Z, gamma=gamma),
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("scale", [1e155, 1e300])
+def test_rbf_overflowing_distances_give_the_identity(scale):
+    """Squared distances beyond float64 are exp(-inf) = 0, not NaN (scikit-learn gives NaN)."""
+    X = scale * np.random.default_rng(0).normal(size=(8, 2))
+    assert np.array_equal(rbf_kernel(X), np.eye(8))
+    assert np.array_equal(rbf_kernel(X, X[:3]), np.eye(8)[:, :3])
+
+
+def test_rbf_underflowing_distances_give_ones():
+    X = 1e-170 * np.random.default_rng(0).normal(size=(8, 2))
+    assert np.array_equal(rbf_kernel(X), np.ones((8, 8)))
+
+
+@pytest.mark.parametrize("power", [-400, -37, 37, 400])
+def test_rbf_is_exactly_invariant_to_power_of_two_rescaling(power):
+    """k(cx, cz) with gamma / c^2 equals k(x, z) bit for bit when c is a power of 2: the
+    distances are computed on data divided by a power of 2, which is exact."""
+    rng = np.random.default_rng(9)
+    X, Z = rng.normal(size=(15, 4)), rng.normal(size=(6, 4))
+    c = 2.0**power
+    assert np.array_equal(rbf_kernel(c * X, c * Z, 0.3 / c**2), rbf_kernel(X, Z, 0.3))
+    assert np.array_equal(rbf_kernel(c * X, gamma=0.3 / c**2), rbf_kernel(X, gamma=0.3))

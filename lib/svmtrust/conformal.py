@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_array, check_significance
+from .validation import check_array, check_bool, check_indices, check_significance
 
 
 def p_values(scores, new_scores, include_new=True) -> np.ndarray:
@@ -56,9 +56,7 @@ def p_values(scores, new_scores, include_new=True) -> np.ndarray:
     scalar = np.ndim(new_scores) == 0
     new = _check_scores(np.atleast_1d(new_scores), "new_scores")
     at_least = old.size - np.searchsorted(old, new, side="left")
-    if not isinstance(include_new, (bool, np.bool_)):
-        raise ValueError(f"include_new: must be True or False, got {include_new!r}")
-    extra = 1.0 if include_new else 0.0
+    extra = 1.0 if check_bool(include_new, "include_new") else 0.0
     p = (at_least + extra) / (old.size + extra)
     return float(p[0]) if scalar else p
 
@@ -108,9 +106,7 @@ def predict_set(P, significance, strict=True) -> np.ndarray:
     """
     P = _check_p_matrix(P)
     eps = check_significance(significance)
-    if not isinstance(strict, (bool, np.bool_)):
-        raise ValueError(f"strict: must be True or False, got {strict!r}")
-    return P > eps if strict else P >= eps
+    return P > eps if check_bool(strict, "strict") else P >= eps
 
 
 def confidence_credibility(P):
@@ -160,11 +156,7 @@ def error_rate(P, true_index, significance, strict=True) -> float:
     float
     """
     regions = predict_set(P, significance, strict=strict)
-    idx = np.asarray(true_index)
-    if idx.shape != (regions.shape[0],) or not np.issubdtype(idx.dtype, np.integer):
-        raise ValueError(f"true_index: expected {regions.shape[0]} integer column indices")
-    if np.any((idx < 0) | (idx >= regions.shape[1])):
-        raise ValueError(f"true_index: indices must lie in [0, {regions.shape[1]})")
+    idx = check_indices(true_index, "true_index", regions.shape[1], size=regions.shape[0])
     return float(np.mean(~regions[np.arange(idx.size), idx]))
 
 

@@ -31,9 +31,11 @@ from .svm import SolveError, kernel_factor
 from .validation import (
     check_array,
     check_binary_labels,
+    check_bool,
     check_integer,
     check_kernel_matrix,
     check_positive,
+    check_rng,
     check_significance,
 )
 
@@ -69,7 +71,10 @@ def soft_loss(margins) -> np.ndarray:
     ndarray
         Losses in [0, 1], of the shape of ``margins``.
     """
-    m = np.asarray(margins, dtype=float)
+    try:
+        m = np.asarray(margins, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"margins: expected numbers, got {margins!r}") from None
     if np.any(np.isnan(m)):
         raise ValueError("margins: contains NaN values")
     return np.where(m <= -1.0, 1.0, np.maximum(0.0, 1.0 - m) / 2.0)
@@ -104,7 +109,7 @@ def represent(X, kernel=None) -> Representation:
     Parameters
     ----------
     X : ndarray of shape (l, d)
-        Validated training points.
+        Training points.
     kernel : callable, optional
         ``kernel(X, Z) -> Gram matrix``; ``None`` for the linear machine of eq. (8).
 
@@ -112,6 +117,9 @@ def represent(X, kernel=None) -> Representation:
     -------
     Representation
     """
+    X = check_array(X, "X", ndim=2)
+    if kernel is not None and not callable(kernel):
+        raise ValueError(f"kernel: expected a callable kernel(X, Z), got {kernel!r}")
     K = X @ X.T if kernel is None else check_kernel_matrix(kernel(X, X), "kernel")
     phi = kernel_factor(K)
     beta = phi / np.sum(phi**2, axis=0)  # E Lambda^(-1/2): the eigenvalues kept are the norms
@@ -198,7 +206,8 @@ def _problem(l: int, r: int) -> BoundedWProblem:
 
 
 def solve_reduced(rep: Representation, y, w_max):
-    """Solve (9) on every point in reduced coordinates (no checks); return ``(z, b, y f(x))``."""
+    """Solve (9) on every point in reduced coordinates; return ``(z, b, y f(x))``."""
+    y, w_max = _check_rep(rep, y, w_max)
     return _margins(rep, y, w_max, np.ones(len(y)))
 
 
@@ -207,6 +216,18 @@ def _margins(rep: Representation, y, w_max, mask):
     l = rep.phi.shape[0]
     z, b = _problem(l, l).solve(rep.phi, y, w_max, np.asarray(mask, dtype=float))
     return z, b, y * (rep.phi @ z + b)
+
+
+def _require_rep(rep) -> None:
+    if not isinstance(rep, Representation):
+        raise ValueError(f"rep: expected a Representation (see represent), got "
+                         f"{type(rep).__name__}")
+
+
+def _check_rep(rep, y, w_max):
+    """Validate a :class:`Representation`, its labels and ``w_max``; return ``(y, w_max)``."""
+    _require_rep(rep)
+    return check_binary_labels(y, "y", n=rep.phi.shape[0]), check_positive(w_max, "w_max")
 
 
 def _check_inputs(X, y, w_max):
@@ -304,6 +325,7 @@ def peel(rep: Representation, y, w_max) -> PeelingRun:
     index is removed. Statements about what peeling does should be checked on problems whose
     optima are unique (:func:`optimal_set_widths`).
     """
+    y, w_max = _check_rep(rep, y, w_max)
     l = len(y)
     kept = np.ones(l, dtype=bool)
     z, b, margins = _margins(rep, y, w_max, kept)
@@ -349,6 +371,7 @@ def peeled_soft_loss_bounds(X, y, w_max, kernel=None):
 
 def delta_term(l: int, delta: float = DEFAULT_DELTA) -> float:
     """The confidence term ``3 sqrt(-log(delta / 2) / (2 l))`` of eq. (5)."""
+    l = check_integer(l, "l")
     delta = check_significance(delta, "delta")
     return 3.0 * float(np.sqrt(-np.log(delta / 2.0) / (2.0 * l)))
 
@@ -404,19 +427,22 @@ def flipped_labels(y, rng: np.random.Generator) -> np.ndarray:
     first half. Problem (9) does not depend on the order of the points, so the points keep
     their order and the labels of a random subset of ``l / 2`` of them are flipped.
     """
-    flipped = y.copy()
+    flipped = check_binary_labels(y, "y").copy()
+    rng = check_rng(rng)
     flipped[rng.permutation(len(y))[: len(y) // 2]] *= -1.0
     return flipped
 
 
 def discrepancy_runs(rep: Representation, y, w_max, n_shuffles, rng):
-    """Peel the training set and ``n_shuffles`` flipped copies (no input checks).
+    """Peel the training set and ``n_shuffles`` flipped copies.
 
     Returns
     -------
     train : PeelingRun
     shuffles : list of PeelingRun
     """
+    y, w_max = _check_rep(rep, y, w_max)
+    n_shuffles, rng = check_integer(n_shuffles, "n_shuffles"), check_rng(rng)
     return peel(rep, y, w_max), [peel(rep, flipped_labels(y, rng), w_max)
                                  for _ in range(n_shuffles)]
 
@@ -460,14 +486,28 @@ def maximal_discrepancy(X, y, w_max, n_shuffles=30, seed=0, bounded=True, kernel
     X, y, w_max = _check_inputs(X, y, w_max)
     _check_even(len(y))
     check_integer(n_shuffles, "n_shuffles")
+    rng = check_rng(seed, "seed", seed_ok=True)
+    check_bool(bounded, "bounded")
+    check_significance(delta, "delta")
     rep = represent(X, kernel)
-    train, shuffles = discrepancy_runs(rep, y, w_max, n_shuffles, np.random.default_rng(seed))
+    train, shuffles = discrepancy_runs(rep, y, w_max, n_shuffles, rng)
     return summarise_runs(rep, train, shuffles, bounded, w_max, delta)
+
+
+def _check_runs(rep, train, shuffles):
+    """Validate the arguments of :func:`summarise_runs` that come from :func:`discrepancy_runs`."""
+    _require_rep(rep)
+    if not isinstance(train, PeelingRun):
+        raise ValueError(f"train: expected a PeelingRun, got {type(train).__name__}")
+    if not shuffles or not all(isinstance(s, PeelingRun) for s in shuffles):
+        raise ValueError("shuffles: expected a non-empty list of PeelingRun")
 
 
 def summarise_runs(rep, train: PeelingRun, shuffles, bounded: bool, w_max: float,
                    delta: float = DEFAULT_DELTA) -> DiscrepancyResult:
     """Assemble eq. (5) from the peeling runs of :func:`discrepancy_runs`."""
+    _check_runs(rep, train, shuffles)
+    bounded, w_max = check_bool(bounded, "bounded"), check_positive(w_max, "w_max")
     if bounded:
         md = np.array([1.0 - 2.0 * s.lower for s in shuffles])
         train_error, z, b = train.upper, train.z_last, train.b_last
@@ -587,7 +627,8 @@ _ENVELOPES: dict = {}
 
 
 def envelope_lower_bound(rep: Representation, y, w_max) -> float:
-    """:func:`soft_loss_lower_bound` on points in reduced coordinates (no input checks)."""
+    """:func:`soft_loss_lower_bound` on points in reduced coordinates."""
+    y, w_max = _check_rep(rep, y, w_max)
     l = rep.phi.shape[0]
     centred = rep.phi - rep.phi.mean(axis=0)
     dist = np.sqrt(np.sum(centred**2, axis=1))          # ||phi(x_i) - c||, c the centroid

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_array, check_positive
+from .validation import check_array, check_integer, check_positive
 
 
 def _pair(X, Z):
@@ -21,6 +21,32 @@ def _pair(X, Z):
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"Z: has {Z.shape[1]} features, X has {X.shape[1]}")
     return X, Z
+
+
+def _finite(K, what):
+    """Return the kernel values ``K``, or raise ``ValueError`` naming ``X`` if they overflowed."""
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"X: the {what} overflow float64 (largest |entry| of X or Z too "
+                         "large); scale the data down")
+    return K
+
+
+def _squared_distances(X, Z):
+    """``||x_i - z_j||^2``, free of spurious overflow and underflow.
+
+    The data are divided by ``s``, the power of 2 next below their largest absolute entry,
+    which is exact, so that the norms and products of the expansion ``|x|^2 + |z|^2 - 2 x.z``
+    neither overflow nor underflow; the result is multiplied back by ``s^2``, exactly again.
+    Where the true distance exceeds float64 the result is ``inf`` (kernel value 0), never NaN.
+    """
+    top = max(float(np.max(np.abs(X))), float(np.max(np.abs(Z))))
+    s = 2.0 ** np.floor(np.log2(top)) if top > 0 else 1.0
+    Xs = X / s
+    Zs = Xs if Z is X else Z / s  # the same array keeps numpy's symmetric product
+    sq = np.maximum(np.sum(Xs**2, axis=1)[:, None] + np.sum(Zs**2, axis=1)[None, :]
+                    - 2.0 * (Xs @ Zs.T), 0.0)
+    with np.errstate(over="ignore"):
+        return sq * s * s
 
 
 def _symmetrise_if_square(K, same):
@@ -42,7 +68,9 @@ def linear_kernel(X, Z=None):
     ndarray of shape (n, m)
     """
     X, Zc = _pair(X, Z)
-    return _symmetrise_if_square(X @ Zc.T, Z is None)
+    with np.errstate(over="ignore", invalid="ignore"):
+        K = X @ Zc.T
+    return _symmetrise_if_square(_finite(K, "inner products"), Z is None)
 
 
 def polynomial_kernel(X, Z=None, degree=3, scale=1.0):
@@ -57,7 +85,7 @@ def polynomial_kernel(X, Z=None, degree=3, scale=1.0):
     Z : array_like of shape (m, d), optional
         Defaults to ``X``.
     degree : int
-        A positive integer.
+        A positive integer (not a float or a bool).
     scale : float
         A positive divisor.
 
@@ -65,12 +93,12 @@ def polynomial_kernel(X, Z=None, degree=3, scale=1.0):
     -------
     ndarray of shape (n, m)
     """
-    if int(degree) != degree or degree < 1:
-        raise ValueError(f"degree: must be a positive integer, got {degree!r}")
+    degree = check_integer(degree, "degree")
     scale = check_positive(scale, "scale")
     X, Zc = _pair(X, Z)
-    K = (X @ Zc.T) ** int(degree) / float(scale)
-    return _symmetrise_if_square(K, Z is None)
+    with np.errstate(over="ignore", invalid="ignore"):
+        K = (X @ Zc.T) ** degree / scale
+    return _symmetrise_if_square(_finite(K, "kernel values"), Z is None)
 
 
 def rbf_kernel(X, Z=None, gamma=1.0):
@@ -94,12 +122,8 @@ def rbf_kernel(X, Z=None, gamma=1.0):
     """
     gamma = check_positive(gamma, "gamma")
     X, Zc = _pair(X, Z)
-    sq = (
-        np.sum(X**2, axis=1)[:, None]
-        + np.sum(Zc**2, axis=1)[None, :]
-        - 2.0 * (X @ Zc.T)
-    )
-    K = np.exp(-gamma * np.maximum(sq, 0.0))
+    with np.errstate(over="ignore"):
+        K = np.exp(-gamma * _squared_distances(X, Zc))
     if Z is None:
         K = _symmetrise_if_square(K, True)
         np.fill_diagonal(K, 1.0)

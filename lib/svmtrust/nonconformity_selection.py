@@ -43,7 +43,14 @@ from sklearn.model_selection import StratifiedKFold
 from . import conformal
 from .kernels import rbf_kernel
 from .svm import LIBSVM_MAX_ITER, SolveError, SVMSolution, fit_svm
-from .validation import check_array, check_binary_labels, check_integer, check_significance
+from .validation import (
+    check_array,
+    check_binary_labels,
+    check_choice,
+    check_integer,
+    check_seed,
+    check_significance,
+)
 
 __all__ = [
     "GAMMAS",
@@ -158,6 +165,10 @@ class ModelGrid:
 
     def decision_values(self, X) -> np.ndarray:
         """``f_k(x)`` of the usable models, one Gram block per gamma: shape (len(usable), len(X))."""
+        X = check_array(X, "X", ndim=2)
+        if X.shape[1] != self.X.shape[1]:
+            raise ValueError(
+                f"X: has {X.shape[1]} features, the grid was fit on {self.X.shape[1]}")
         rows = []
         for i, gamma in enumerate(self.gammas):
             block = self.solutions[i * len(self.Cs) : (i + 1) * len(self.Cs)]
@@ -286,9 +297,7 @@ def point_keys(X) -> np.ndarray:
     -------
     ndarray of uint32, shape (m, 4)
     """
-    X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
-    if X.ndim != 2:
-        raise ValueError(f"X: expected a 2-D array, got shape {X.shape}")
+    X = np.ascontiguousarray(check_array(X, "X", ndim=2))
     X = X + 0.0  # -0.0 and 0.0 are the same point
     digests = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in X]
     return np.frombuffer(b"".join(digests), dtype="<u4").reshape(len(X), 4).copy()
@@ -332,14 +341,13 @@ def critical(P, seed=0, keys=None, tie_break="random") -> tuple[np.ndarray, np.n
     y : ndarray of shape (m,)
         The strange label ``y_crit`` in {-1, +1}; Algorithm 1 predicts ``-y_crit``.
     """
-    P = np.asarray(P, dtype=np.float64)
-    if P.ndim != 3 or P.shape[2] != 2 or P.size == 0:
-        raise ValueError(f"P: expected shape (m, K, 2), got {P.shape}")
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break: must be one of {TIE_BREAKS}, got {tie_break!r}")
-    seed = check_integer(seed, "seed", 0)
+    P = check_array(P, "P", ndim=3)
+    if P.shape[2] != 2 or np.any((P < 0) | (P > 1)):
+        raise ValueError(f"P: expected p-values in [0, 1] of shape (m, K, 2), got {P.shape}")
+    tie_break = check_choice(tie_break, "tie_break", TIE_BREAKS)
+    seed = check_seed(seed)
     flat = P.reshape(P.shape[0], -1)
-    keys = point_keys(flat if keys is None else keys)
+    keys = point_keys(flat if keys is None else check_array(keys, "keys", ndim=2))
     if len(keys) != len(flat):
         raise ValueError(f"keys: has {len(keys)} rows, P has {len(flat)} test points")
     tied = flat <= flat.min(axis=1, keepdims=True)
@@ -441,17 +449,29 @@ def nonconformity_bound(epsilon_crit, n, n_models, delta, kind="vc") -> np.ndarr
     ndarray
         Same shape as ``epsilon_crit``; it can exceed 1, where it says nothing.
     """
-    if kind not in BOUND_KINDS:
-        raise ValueError(f"kind: must be one of {BOUND_KINDS}, got {kind!r}")
-    n_models = check_integer(n_models, "n_models")
+    kind = check_choice(kind, "kind", BOUND_KINDS)
+    epsilon_crit = _check_epsilon(epsilon_crit)
+    n, n_models = check_integer(n, "n"), check_integer(n_models, "n_models")
     delta = check_significance(delta, "delta") / n_models
     deviation = vc_deviation(n, 1, delta) if kind == "vc" else dkw_deviation(n, delta)
-    return np.asarray(epsilon_crit, dtype=np.float64) + deviation
+    return epsilon_crit + deviation
+
+
+def _check_epsilon(epsilon_crit) -> np.ndarray:
+    """Critical significance levels (a number or an array), each in [0, 1]."""
+    try:
+        eps = np.asarray(epsilon_crit, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"epsilon_crit: expected numbers in [0, 1], got {epsilon_crit!r}") from None
+    if not np.all((eps >= 0) & (eps <= 1)):
+        raise ValueError("epsilon_crit: every value must lie in [0, 1] (NaN does not)")
+    return eps
 
 
 def default_validation_size(n_samples: int) -> int:
     """``min(l / 5, 50)`` of Hardoon et al. (2009, Sec. 5), rounded down, at least 1."""
-    return max(1, min(int(n_samples) // 5, 50))
+    return max(1, min(check_integer(n_samples, "n_samples") // 5, 50))
 
 
 # --------------------------------------------------------------------------- the estimators

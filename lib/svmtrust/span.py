@@ -33,8 +33,17 @@ import numpy as np
 import scipy.linalg
 from scipy.optimize import brentq
 
-from .svm import SolveError, SVMSolution, fit_svm, kernel_factor
-from .validation import check_array, check_binary_labels, check_C, check_kernel_matrix
+from .svm import SOLVERS, SolveError, fit_svm, kernel_factor
+from .validation import (
+    check_array,
+    check_binary_labels,
+    check_bool,
+    check_C,
+    check_choice,
+    check_kernel_matrix,
+    check_positive,
+    check_solution,
+)
 
 #: Ridge added to the Gram matrix of the first-category support vectors in
 #: :func:`span_closed_form`, relative to its mean diagonal entry, only when the bordered matrix
@@ -58,18 +67,26 @@ METHODS = ("closed_form", "qp")
 
 
 def _check_inputs(K, sol) -> np.ndarray:
-    """Validate a Gram matrix and an :class:`SVMSolution` trained on it; return ``K``."""
-    K = check_kernel_matrix(K, "K", full=False)
-    if not isinstance(sol, SVMSolution):
-        raise ValueError(f"sol: expected an SVMSolution, got {type(sol).__name__}")
-    alpha = check_array(sol.alpha, "sol", ndim=1)
-    if alpha.shape[0] != K.shape[0]:
-        raise ValueError(
-            f"sol: has {alpha.shape[0]} multipliers, K has {K.shape[0]} rows"
-        )
-    if sol.support.size == 0:
-        raise ValueError("sol: has no support vectors")
+    """Validate a Gram matrix (symmetric, positive semi-definite) and an :class:`SVMSolution`
+    trained on it; return ``K``. A kernel that is not PSD gives spans and leave-one-out
+    errors of no meaning, so it is refused rather than computed on."""
+    K = check_kernel_matrix(K, "K")
+    check_solution(sol, K.shape[0])
     return K
+
+
+def _check_spans(spans, sol, n) -> np.ndarray:
+    """Squared spans of shape ``(n,)``, finite or ``inf`` and non-negative on the support."""
+    try:
+        spans = np.asarray(spans, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"spans: expected {n} numbers, got {spans!r}") from None
+    if spans.shape != (n,):
+        raise ValueError(f"spans: expected shape ({n},), got {spans.shape}")
+    on_support = spans[sol.support]
+    if np.any(np.isnan(on_support)) or np.any(on_support < 0):
+        raise ValueError("spans: expected a non-negative value for every support vector")
+    return spans
 
 
 # ----------------------------------------------------------------------------- the span
@@ -174,6 +191,7 @@ def span(K, sol, constrained=True) -> np.ndarray:
         On bad input; :class:`~svmtrust.svm.SolveError` if a QP is not solved to optimality.
     """
     K = _check_inputs(K, sol)
+    constrained = check_bool(constrained, "constrained")
     out = np.full(K.shape[0], np.nan)
     out[sol.support] = np.inf
     points = [p for p in sol.support if np.setdiff1d(sol.free, [p]).size]
@@ -272,6 +290,7 @@ def closed_form_coefficients(K, sol, ridge=SPAN_RIDGE):
         off the support.
     """
     K = _check_inputs(K, sol)
+    ridge = check_positive(ridge, "ridge")
     n, free, bounded = K.shape[0], sol.free, sol.bounded
     spans, lambdas = np.full(n, np.nan), np.full((free.size, n), np.nan)
     if free.size < 2:
@@ -348,9 +367,7 @@ def span_rule_errors(K, sol, spans) -> np.ndarray:
     ndarray of bool, shape (n,)
     """
     K = _check_inputs(K, sol)
-    spans = np.asarray(spans, dtype=float)
-    if spans.shape != (K.shape[0],) or np.any(np.isnan(spans[sol.support])):
-        raise ValueError("spans: expected a value for every support vector")
+    spans = _check_spans(spans, sol, K.shape[0])
     errors = np.zeros(K.shape[0], dtype=bool)
     sv = sol.support
     margins = sol.y[sv] * sol.decision_function(K[sv])
@@ -459,8 +476,8 @@ def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
     float
         The estimated leave-one-out error rate.
     """
-    if method not in METHODS:
-        raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
+    method = check_choice(method, "method", METHODS)
+    early_stopping = check_bool(early_stopping, "early_stopping")
     K = _check_inputs(K, sol)
     if method == "closed_form":
         return float(np.mean(span_rule_errors(K, sol, span_closed_form(K, sol))))
@@ -529,18 +546,26 @@ def leave_one_out(K, y, C, solver="libsvm", sol=None) -> LeaveOneOut:
     solver : {"cvxpy", "libsvm"}
         Passed to :func:`~svmtrust.svm.fit_svm`.
     sol : SVMSolution, optional
-        The solution on all points, if already computed (with the same ``solver``).
+        The solution on all points, if already computed (with the same ``solver``, on these
+        ``y`` and ``C``).
 
     Returns
     -------
     LeaveOneOut
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not symmetric positive semi-definite, or ``sol`` was trained on other
+        labels, with another ``C`` or on another number of points.
     """
-    K = check_kernel_matrix(K, "K", full=False)
+    K = check_kernel_matrix(K, "K")
     y = check_binary_labels(y, "y", n=K.shape[0])
     C = check_C(C)
+    solver = check_choice(solver, "solver", SOLVERS)
     if sol is None:
         sol = fit_svm(K, y, C, solver=solver, check_kernel=False)
-    K = _check_inputs(K, sol)
+    check_solution(sol, K.shape[0], y=y, C=C)
     margins = y * sol.decision_function(K)
     unchanged = np.ones(K.shape[0], dtype=bool)
     category = _category(sol.alpha, C)
@@ -621,12 +646,6 @@ def radius_margin_bound(K, sol) -> float:
 BOXES = ("origin", "range")
 
 
-def _check_box(box):
-    if box not in BOXES:
-        raise ValueError(f"box: must be one of {BOXES}, got {box!r}")
-    return box
-
-
 def _rescaled_norm(coords, coef_axes, box):
     """``sum_k mu_k^2 (w . u_k)^2`` with ``mu_k`` the edge of the enclosing box on axis ``k``.
 
@@ -668,7 +687,7 @@ def rescaled_radius_margin_bound(K, sol, box="origin") -> float:
     float
     """
     K = _check_inputs(K, sol)
-    box = _check_box(box)
+    box = check_choice(box, "box", BOXES)
     n = K.shape[0]
     centred = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
     eigvals, U = np.linalg.eigh((centred + centred.T) / 2.0)
@@ -699,11 +718,8 @@ def linear_rescaled_bound(X, sol, box="origin") -> float:
     float
     """
     X = check_array(X, "X", ndim=2)
-    if not isinstance(sol, SVMSolution):
-        raise ValueError(f"sol: expected an SVMSolution, got {type(sol).__name__}")
-    if sol.alpha.shape[0] != X.shape[0]:
-        raise ValueError(f"sol: has {sol.alpha.shape[0]} multipliers, X has {X.shape[0]} rows")
-    box = _check_box(box)
+    check_solution(sol, X.shape[0])
+    box = check_choice(box, "box", BOXES)
     centred = X - X.mean(axis=0)
     eigvals, u = np.linalg.eigh(centred.T @ centred)
     keep = eigvals > np.finfo(float).eps * X.shape[0] * max(float(eigvals[-1]), 0.0)
@@ -741,9 +757,7 @@ def span_bound(K, sol, spans=None) -> float:
     K = _check_inputs(K, sol)
     if np.isfinite(sol.C):
         raise ValueError("sol: Theorem 1's count S D / M^2 holds for the hard margin (C = inf)")
-    spans = span(K, sol) if spans is None else np.asarray(spans, dtype=float)
-    if spans.shape != (K.shape[0],):
-        raise ValueError(f"spans: expected shape ({K.shape[0]},), got {spans.shape}")
+    spans = span(K, sol) if spans is None else _check_spans(spans, sol, K.shape[0])
     sv = sol.support
     S = float(np.sqrt(np.max(spans[sv])))
     D = 2.0 * np.sqrt(radius_squared(K[np.ix_(sv, sv)]))

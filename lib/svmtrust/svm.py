@@ -28,7 +28,10 @@ from sklearn.svm import SVC
 from .validation import (
     check_array,
     check_binary_labels,
+    check_bool,
     check_C,
+    check_choice,
+    check_indices,
     check_kernel_matrix,
     check_positive,
 )
@@ -208,9 +211,8 @@ def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMS
         If the solver does not reach an accurate optimum, e.g. status ``"unbounded"`` for a hard
         margin on data that are not separable.
     """
-    if solver not in SOLVERS:
-        raise ValueError(f"solver: must be one of {SOLVERS}, got {solver!r}")
-    K = check_kernel_matrix(K, "K", full=check_kernel)
+    solver = check_choice(solver, "solver", SOLVERS)
+    K = check_kernel_matrix(K, "K", full=check_bool(check_kernel, "check_kernel"))
     y = check_binary_labels(y, "y", n=K.shape[0])
     C = check_C(C)
     tol = _check_tol(tol, solver)
@@ -252,6 +254,17 @@ def kernel_factor(K) -> np.ndarray:
     return eigvecs[:, keep] * np.sqrt(eigvals[keep])
 
 
+def _check_problem(K, y, alpha):
+    """A square finite ``K`` (not tested for PSD: callers pass the validated matrix), labels
+    ``y`` and non-negative multipliers ``alpha``, all of one length."""
+    K = check_kernel_matrix(K, "K", full=False)
+    y = check_binary_labels(y, "y", n=K.shape[0])
+    alpha = check_array(alpha, "alpha", ndim=1)
+    if alpha.shape[0] != K.shape[0] or np.any(alpha < 0):
+        raise ValueError(f"alpha: expected {K.shape[0]} non-negative multipliers")
+    return K, y, alpha
+
+
 def dual_objective(K, y, alpha) -> float:
     """The dual value ``W(alpha) = sum(alpha) - 1/2 (alpha y)^T K (alpha y)``.
 
@@ -264,6 +277,7 @@ def dual_objective(K, y, alpha) -> float:
     -------
     float
     """
+    K, y, alpha = _check_problem(K, y, alpha)
     coef = alpha * y
     return float(np.sum(alpha) - 0.5 * coef @ (K @ coef))
 
@@ -285,8 +299,8 @@ def categorise(alpha, C):
     support, free, bounded : ndarray of int
         Indices with alpha > 0, with 0 < alpha < C, and with alpha = C.
     """
-    alpha = np.clip(np.asarray(alpha, dtype=float), 0.0, C)
-    largest = float(np.max(alpha)) if alpha.size else 0.0
+    alpha = np.clip(check_array(alpha, "alpha", ndim=1), 0.0, check_C(C))
+    largest = float(np.max(alpha))
     alpha[alpha <= SUPPORT_TOL * largest] = 0.0
     if np.isfinite(C):
         alpha[alpha >= (1.0 - SUPPORT_TOL) * C] = C
@@ -319,6 +333,10 @@ def kkt_bias(K, y, alpha, C, free, bounded) -> float:
     -------
     float
     """
+    K, y, alpha = _check_problem(K, y, alpha)
+    C = check_C(C)
+    free = check_indices(free, "free", K.shape[0])
+    bounded = check_indices(bounded, "bounded", K.shape[0])
     residual = y - K @ (alpha * y)
     if free.size:
         return float(np.mean(residual[free]))
@@ -352,7 +370,9 @@ def duplicate_groups(K, y, tol=1e-10) -> np.ndarray:
     ndarray of int, shape (n,)
         Group labels ``0, ..., n_groups - 1``, numbered in order of first appearance.
     """
-    K = np.asarray(K, dtype=float)
+    K = check_kernel_matrix(K, "K", full=False)
+    y = check_binary_labels(y, "y", n=K.shape[0])
+    tol = check_positive(tol, "tol")
     diag = np.diag(K)
     distance = diag[:, None] + diag[None, :] - 2.0 * K
     same = (distance <= tol * max(float(diag.max()), np.finfo(float).tiny)) & (

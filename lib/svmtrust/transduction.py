@@ -64,6 +64,7 @@ from .svm import SOLVERS, SUPPORT_TOL, SolveError, fit_svm
 from .validation import (
     PSD_TOL,
     check_array,
+    check_bool,
     check_C,
     check_class_labels,
     check_integer,
@@ -721,8 +722,9 @@ def margin_transduction(model: TransductiveSVM, X, joint: bool = False) -> np.nd
     ndarray of shape (m,)
         Predicted labels (the first labelling on a tie).
     """
-    check_is_fitted(model, "gram_")
-    if joint:
+    if not isinstance(model, TransductiveSVM) or not hasattr(model, "gram_"):
+        raise ValueError(f"model: expected a fitted TransductiveSVM, got {model!r}")
+    if check_bool(joint, "joint"):
         hyp = model.solve_joint(X)
         return hyp.labellings[int(np.argmin(hyp.objective))]
     return model.classes_[model.solve_hypotheses(X).margin_index]

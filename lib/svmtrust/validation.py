@@ -13,6 +13,11 @@ import scipy.linalg
 #: ``-PSD_TOL`` times its mean diagonal entry (the scale of the kernel).
 PSD_TOL = 1e-8
 
+#: Largest kernel entry accepted: sums of ``n`` products of entries (``K @ alpha`` with
+#: multipliers of order ``1 / K``, or the Cholesky test) stay finite far below float64's
+#: 1.8e308. libsvm needs a far smaller scale (pitfalls: its single-precision cache).
+MAX_KERNEL = 1e150
+
 
 def check_array(a, name: str, ndim: int) -> np.ndarray:
     """Return ``a`` as a finite float64 array of ``ndim`` dimensions.
@@ -33,6 +38,8 @@ def check_array(a, name: str, ndim: int) -> np.ndarray:
         infinite values.
     """
     try:
+        if np.iscomplexobj(a):
+            raise TypeError("complex values")
         arr = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{name}: expected a numeric array ({err})") from None
@@ -106,10 +113,21 @@ def check_class_labels(y, name: str = "y", n: int | None = None) -> tuple[np.nda
         raise ValueError(f"{name}: contains NaN or infinite labels")
     if labels.dtype.kind == "O" and any(v is None or v != v for v in labels):
         raise ValueError(f"{name}: contains missing labels (None or NaN)")
-    classes, index = np.unique(labels, return_inverse=True)
+    try:
+        classes, index = np.unique(labels, return_inverse=True)
+    except TypeError:
+        raise ValueError(f"{name}: labels of types that cannot be sorted together") from None
     if classes.size < 2:
         raise ValueError(f"{name}: at least two classes are needed, found {classes.size}")
     return classes, index
+
+
+def _real(value) -> float:
+    """``float(value)`` for a real number; a TypeError for booleans and strings, which
+    ``float`` would read as numbers."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"not a number: {value!r}")
+    return float(value)
 
 
 def check_C(C) -> float:
@@ -121,7 +139,7 @@ def check_C(C) -> float:
         If ``C`` is not a number, is NaN, or is not positive.
     """
     try:
-        value = float(C)
+        value = _real(C)
     except (TypeError, ValueError):
         raise ValueError(f"C: expected a positive number or numpy.inf, got {C!r}") from None
     if np.isnan(value) or value <= 0:
@@ -138,7 +156,7 @@ def check_significance(significance, name: str = "significance") -> float:
         Naming ``name``, if ``significance`` is not a number in the open interval (0, 1).
     """
     try:
-        value = float(significance)
+        value = _real(significance)
     except (TypeError, ValueError):
         raise ValueError(f"{name}: expected a number in (0, 1), got {significance!r}") from None
     if not 0.0 < value < 1.0:
@@ -148,10 +166,8 @@ def check_significance(significance, name: str = "significance") -> float:
 
 def check_positive(value, name: str) -> float:
     """Return ``value`` as a positive finite float, or raise ``ValueError`` naming ``name``."""
-    if isinstance(value, (bool, str)):
-        raise ValueError(f"{name}: expected a positive number, got {value!r}")
     try:
-        number = float(value)
+        number = _real(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name}: expected a positive number, got {value!r}") from None
     if not np.isfinite(number) or number <= 0:
@@ -203,7 +219,10 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
     mat = check_array(K, name, ndim=2)
     if mat.shape[0] != mat.shape[1]:
         raise ValueError(f"{name}: kernel matrix must be square, got shape {mat.shape}")
-    if not full:
+    if np.max(np.abs(mat)) > MAX_KERNEL:
+        raise ValueError(f"{name}: entries above {MAX_KERNEL:.0e} overflow in products of the "
+                         "kernel; scale it down")
+    if not check_bool(full, "full"):
         return mat
     scale = max(float(np.max(np.abs(mat))), np.finfo(float).tiny)
     if np.max(np.abs(mat - mat.T)) > 1e-10 * scale:
@@ -218,3 +237,126 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
             f"(an eigenvalue lies below -{delta:.3g})"
         ) from None
     return mat
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """Return ``seed`` as a non-negative int, the one check of every seed of the library.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``seed`` is not an integer (strings, floats and booleans are not)
+        or is negative.
+    """
+    return check_integer(seed, name, low=0)
+
+
+def check_rng(rng, name: str = "rng", seed_ok: bool = False) -> np.random.Generator:
+    """Return a ``numpy.random.Generator``; with ``seed_ok``, a seed (:func:`check_seed`) is
+    turned into ``numpy.random.default_rng(seed)``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``rng`` is neither a Generator nor (with ``seed_ok``) a valid seed.
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if not seed_ok:
+        raise ValueError(f"{name}: expected a numpy.random.Generator, got {rng!r}")
+    return np.random.default_rng(check_seed(rng, name))
+
+
+def check_bool(value, name: str) -> bool:
+    """Return ``value`` if it is a bool (``numpy.bool_`` included); truthy strings or numbers
+    are refused, so ``"False"`` can never mean True.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``value`` is not a bool.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_choice(value, name: str, choices) -> object:
+    """Return ``value`` if it is one of ``choices`` (compared only with values of its type).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``value`` is not one of ``choices``.
+    """
+    if not any(isinstance(value, type(c)) and value == c for c in choices):
+        raise ValueError(f"{name}: must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def check_solution(sol, n: int, y=None, C=None, name: str = "sol"):
+    """Return ``sol`` if it is an :class:`~svmtrust.svm.SVMSolution` on ``n`` points, trained
+    (when given) on the labels ``y`` and with the box constraint ``C``.
+
+    A solution of another problem gives wrong spans and leave-one-out errors without any
+    warning, so it is refused here.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``sol`` is not an SVMSolution, has another number of multipliers,
+        no support vector, or was trained with other labels or another ``C``.
+    """
+    from .svm import SVMSolution  # svm imports this module: import at call time
+
+    if not isinstance(sol, SVMSolution):
+        raise ValueError(f"{name}: expected an SVMSolution, got {type(sol).__name__}")
+    if sol.alpha.shape != (n,):
+        raise ValueError(f"{name}: has {sol.alpha.shape[0]} multipliers for {n} points")
+    if sol.support.size == 0:
+        raise ValueError(f"{name}: has no support vectors")
+    if y is not None and not np.array_equal(sol.y, y):
+        raise ValueError(f"{name}: was trained on other labels than y")
+    if C is not None and sol.C != C:
+        raise ValueError(f"{name}: was trained with C = {sol.C!r}, not C = {C!r}")
+    return sol
+
+
+def check_table(table, name: str, columns=()):
+    """Return ``table`` if it is a non-empty ``pandas.DataFrame`` holding ``columns``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``table`` is not a DataFrame, has no rows, or lacks a column.
+    """
+    import pandas as pd  # only the experiments need pandas
+
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"{name}: expected a pandas.DataFrame, got {type(table).__name__}")
+    if table.empty:
+        raise ValueError(f"{name}: the table is empty")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{name}: lacks the columns {missing}")
+    return table
+
+
+def check_indices(index, name: str, n: int, size: int | None = None) -> np.ndarray:
+    """Return ``index`` as a 1-D int array of positions in ``[0, n)``, of length ``size`` if
+    given.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``index`` is not 1-D, holds non-integers (booleans included) or
+        positions outside ``[0, n)``, or has a length other than ``size``.
+    """
+    idx = np.asarray(index)
+    if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+        raise ValueError(f"{name}: expected a 1-D array of integer positions, got {index!r}")
+    if size is not None and idx.size != size:
+        raise ValueError(f"{name}: expected {size} positions, got {idx.size}")
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError(f"{name}: positions must lie in [0, {n})")
+    return idx.astype(np.int64)

@@ -18,7 +18,7 @@ import joblib
 import numpy as np
 from tqdm import tqdm
 
-from ..validation import check_integer
+from ..validation import check_bool, check_choice, check_integer, check_seed
 
 #: The chapters whose protocol exists, by module name.
 CHAPTERS = ("svm", "transduction", "tcm_nn", "nonconformity_selection", "span", "discrepancy")
@@ -33,12 +33,8 @@ def task_rng(seed: int, index: int) -> np.random.Generator:
     It depends on ``(seed, index)`` only, through ``numpy.random.SeedSequence(seed,
     spawn_key=(index,))``, the ``index``-th child of ``SeedSequence(seed)``.
     """
-    return np.random.default_rng(np.random.SeedSequence(check_seed(seed), spawn_key=(int(index),)))
-
-
-def check_seed(seed) -> int:
-    """Return ``seed`` as a non-negative int, or raise ``ValueError`` naming ``seed``."""
-    return check_integer(seed, "seed", low=0)
+    index = check_integer(index, "index", low=0)
+    return np.random.default_rng(np.random.SeedSequence(check_seed(seed), spawn_key=(index,)))
 
 
 def check_n_jobs(n_jobs) -> int:
@@ -52,9 +48,7 @@ def check_n_jobs(n_jobs) -> int:
 
 def check_scale(scale) -> str:
     """Return ``scale`` if it is ``"book"`` or ``"paper"``, else raise ``ValueError``."""
-    if scale not in SCALES:
-        raise ValueError(f"scale: must be one of {SCALES}, got {scale!r}")
-    return scale
+    return check_choice(scale, "scale", SCALES)
 
 
 def parallel_map(
@@ -91,6 +85,11 @@ def parallel_map(
     """
     seed = check_seed(seed)
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_bool(progress, "progress")
+    if not callable(func):
+        raise ValueError(f"func: expected a callable func(task, rng), got {func!r}")
+    if not isinstance(tasks, Iterable):
+        raise ValueError(f"tasks: expected an iterable of tasks, got {tasks!r}")
     tasks: Sequence = list(tasks)
     calls = (joblib.delayed(func)(task, task_rng(seed, i)) for i, task in enumerate(tasks))
     runner = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
@@ -104,7 +103,7 @@ def show_progress(progress: bool = True) -> bool:
     Bars are shown in Jupyter and on the command line. The book's build and its nbval run set
     ``SVMTRUST_PROGRESS=0`` (the Makefile does), so the stored and rendered outputs carry no bar.
     """
-    return bool(progress) and os.environ.get("SVMTRUST_PROGRESS", "1") != "0"
+    return check_bool(progress, "progress") and os.environ.get("SVMTRUST_PROGRESS", "1") != "0"
 
 
 def run_chapter(name: str, scale: str = "book", seed: int = 0, n_jobs: int = 1):
@@ -115,7 +114,6 @@ def run_chapter(name: str, scale: str = "book", seed: int = 0, n_jobs: int = 1):
     ValueError
         If ``name`` is not in :data:`CHAPTERS`.
     """
-    if name not in CHAPTERS:
-        raise ValueError(f"name: unknown chapter {name!r}; choose from {CHAPTERS}")
+    check_choice(name, "name", CHAPTERS)
     module = importlib.import_module(f"{__name__}.{name}")
     return module.run(scale=check_scale(scale), seed=check_seed(seed), n_jobs=check_n_jobs(n_jobs))

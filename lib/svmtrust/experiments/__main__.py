@@ -21,6 +21,7 @@ import importlib
 import joblib
 import pandas as pd
 
+from ..validation import check_choice, check_table
 from . import CHAPTERS, SCALES, run_chapter
 
 #: Where the protocol's tasks can run: joblib's process pool on this machine, or Dask.
@@ -53,6 +54,8 @@ def check_output(path: str | None) -> Path | None:
     """
     if path is None:
         return None
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"output: expected a file name, got {path!r}")
     out = Path(path)
     folder = out.parent if str(out.parent) else Path(".")
     if out.is_dir():
@@ -100,6 +103,8 @@ def backend(name: str, scheduler: str | None = None):
 
 def print_summary(name: str, rows: pd.DataFrame) -> None:
     """Print chapter ``name``'s summary tables (``summary(rows)`` of its protocol module)."""
+    check_choice(name, "name", CHAPTERS)
+    check_table(rows, "rows")
     tables = importlib.import_module(f"{__package__}.{name}").summary(rows)
     with pd.option_context("display.width", 160, "display.max_columns", 30):
         for title, table in tables.items():

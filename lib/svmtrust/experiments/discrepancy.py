@@ -16,6 +16,8 @@ choices.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -23,6 +25,8 @@ from scipy import stats
 from .. import datasets
 from ..discrepancy import (delta_term, discrepancy_runs, envelope_lower_bound, flipped_labels,
                            peel, represent, soft_loss, solve_reduced, summarise_runs)
+from ..validation import (check_array, check_binary_labels, check_bool, check_integer, check_rng,
+                          check_significance, check_table)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: Radii searched for ``w_max`` (pixels in [0, 1]; an MNIST image has norm about 9).
@@ -63,6 +67,9 @@ def _test_loss(result, X_test, y_test) -> float:
 
 def bound_row(X, y, X_test, y_test, w_max, m, rng) -> dict:
     """BL and UL bounds, peeling counts and test soft losses at one ``w_max``."""
+    m, rng = check_integer(m, "m"), check_rng(rng)
+    X_test = check_array(X_test, "X_test", ndim=2)
+    y_test = check_binary_labels(y_test, "y_test", n=X_test.shape[0])
     rep = represent(X)
     train, shuffles = discrepancy_runs(rep, y, w_max, m, rng)
     bl = summarise_runs(rep, train, shuffles, True, w_max)
@@ -86,6 +93,9 @@ def _plain_fit(rep, y, w_max):
 
 def cv_choice(X, y, folds: int, rng) -> float:
     """The ``w_max`` of :data:`GRID` with the smallest ``folds``-fold CV soft loss."""
+    X = check_array(X, "X", ndim=2)
+    y = check_binary_labels(y, "y", n=X.shape[0])
+    folds, rng = check_integer(folds, "folds", 2, len(y)), check_rng(rng)
     fold = rng.permutation(len(y)) % folds
     losses = np.zeros(len(GRID))
     for k in range(folds):
@@ -120,6 +130,7 @@ def _table_task(task, rng) -> list:
 
 def select_w_max(select: pd.DataFrame) -> pd.Series:
     """For each ``l`` the radius with the smallest mean BL bound over the selection sets."""
+    select = check_table(select, "select", ("l", "w_max", "BL"))
     means = select.groupby(["l", "w_max"])["BL"].mean().unstack()
     return means.idxmin(axis=1)
 
@@ -174,6 +185,7 @@ def table1(results: pd.DataFrame) -> pd.DataFrame:
     Also the selected ``w_max``, the fraction of UL shuffles with a negative MD, the smallest
     BL MD, the mean number of points peeled, and the test soft loss with CV's ``w_max``.
     """
+    results = check_table(results, "results", ("stage", "l"))
     rows = []
     for l, group in results[results["stage"] == "table"].groupby("l"):
         row = {"l": l, "w_max": group["w_max"].iloc[0]}
@@ -195,6 +207,7 @@ def cv_comparison(results: pd.DataFrame) -> pd.DataFrame:
     Columns: the bound's radius, the median CV radius over the replicates, and the mean test
     soft loss (percent) of the plain solution at each radius (``pi_bound``, ``pi_cv``).
     """
+    results = check_table(results, "results", ("stage", "l"))
     table = results[results["stage"] == "table"]
     out = table.groupby("l").agg(w_max_bound=("w_max", "first"),
                                  w_max_cv_median=("w_max_cv", "median"),
@@ -242,6 +255,9 @@ def md_floor(y_flipped) -> float:
     A constant rule ``f = +-1`` (``w = 0``, in every bounded-w class) has soft loss
     ``min(n'_+, n'_-) / l`` on ``D'``, so ``MD = 1 - 2 min nu' >= |n'_+ - n'_-| / l``.
     """
+    y_flipped = check_array(y_flipped, "y_flipped", ndim=1)
+    if not np.all(np.isin(y_flipped, (-1.0, 1.0))):
+        raise ValueError("y_flipped: labels must be -1 or +1")
     return float(abs(np.sum(y_flipped))) / len(y_flipped)
 
 
@@ -313,6 +329,10 @@ def certify(results: pd.DataFrame, scale: str = "book", seed: int = 0, n_jobs: i
     """
     cfg = FINE_SETTINGS[check_scale(scale)]
     seed, n_jobs = check_seed(seed), check_n_jobs(n_jobs)
+    progress = check_bool(progress, "progress")
+    if isinstance(stages, str) or not set(stages) <= {"certified", "fine"}:
+        raise ValueError(f"stages: expected a tuple of 'certified' and 'fine', got {stages!r}")
+    results = check_table(results, "results", ("stage", "l", "replicate", "w_max"))
     table = results[results["stage"] == "table"]
     m = SETTINGS[scale]["m"]
     tasks = [(int(r.l), int(r.replicate), m, float(r.w_max)) for r in table.itertuples()]
@@ -337,6 +357,9 @@ def certified_table(results: pd.DataFrame, certified: pd.DataFrame, delta: float
     ``pi_check``, the largest difference between the recomputed and the recorded ``pi_hat``
     (solver noise, below 1e-7, when the replicates were rebuilt exactly; another training set moves it by about 1e-2).
     """
+    delta = check_significance(delta, "delta")
+    results = check_table(results, "results", ("stage",))
+    certified = check_table(certified, "certified", ("stage",))
     table = results[results["stage"] == "table"].reset_index(drop=True)
     cert = certified[certified["stage"] == "certified"].reset_index(drop=True)
     rows = []
@@ -359,6 +382,7 @@ def fine_minimum(certified: pd.DataFrame) -> pd.DataFrame:
     """Per ``l``, over :data:`FINE_GRID`: the radius with the smallest mean BL and that BL,
     beside the paper's BL; and the radius whose mean test soft loss is closest to the paper's
     ``pi_hat``, with its BL (percent)."""
+    certified = check_table(certified, "certified", ("stage", "l", "w_max"))
     fine = certified[certified["stage"] == "fine"]
     means = fine.groupby(["l", "w_max"])[["BL", "pi_hat"]].mean() * 100
     rows = []
@@ -397,6 +421,8 @@ def main(argv=None) -> int:
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--output", required=True)
     args = parser.parse_args(argv)
+    if not os.path.isfile(args.input):
+        raise ValueError(f"input: no such file {args.input!r}")
     out = certify(pd.read_csv(args.input), scale=args.scale, seed=args.seed, n_jobs=args.n_jobs)
     out.to_csv(args.output, index=False)
     return 0

@@ -32,6 +32,7 @@ from sklearn.model_selection import StratifiedKFold
 from .. import conformal, datasets
 from ..kernels import rbf_kernel
 from ..nonconformity_selection import (
+    BOUND_KINDS,
     CS,
     GAMMAS,
     CrossValidationSelector,
@@ -43,6 +44,8 @@ from ..nonconformity_selection import (
     nonconformity_p_values,
 )
 from ..svm import fit_svm
+from ..validation import (check_array, check_C, check_choice, check_indices, check_integer,
+                          check_positive, check_significance, check_table)
 from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 
 #: The data sets of Table 1, in the paper's order (names of :func:`svmtrust.datasets.load`).
@@ -110,6 +113,9 @@ def minmax_scale(train, test) -> tuple[np.ndarray, np.ndarray]:
 
     A constant feature (zero range) is mapped to 0.
     """
+    train, test = check_array(train, "train", ndim=2), check_array(test, "test", ndim=2)
+    if test.shape[1] != train.shape[1]:
+        raise ValueError(f"test: has {test.shape[1]} features, train has {train.shape[1]}")
     low, high = train.min(axis=0), train.max(axis=0)
     span = np.where(high > low, high - low, 1.0)
     return (train - low) / span, (test - low) / span
@@ -117,13 +123,12 @@ def minmax_scale(train, test) -> tuple[np.ndarray, np.ndarray]:
 
 def load(name: str) -> tuple[np.ndarray, np.ndarray, bool]:
     """Features, labels and whether to min-max scale, for a data set or a :data:`VARIANTS` entry."""
+    check_choice(name, "name", DATASETS + VARIANTS)
     if name == "credit-unscaled":
         X, y, _ = datasets.load("credit")
         return X, y, False
     if name == "credit-integer":
         return *_credit_integer_codes(), True
-    if name not in DATASETS:
-        raise ValueError(f"name: must be one of {DATASETS + VARIANTS}, got {name!r}")
     X, y, _ = datasets.load(name)
     return X, y, True
 
@@ -148,6 +153,7 @@ def _credit_integer_codes() -> tuple[np.ndarray, np.ndarray]:
 
 def outer_folds(name: str, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """The stratified, shuffled 10-fold outer split of one data set (variants share Credit's)."""
+    seed = check_seed(seed)
     X, y, _ = load(name)
     return list(StratifiedKFold(N_FOLDS, shuffle=True, random_state=seed).split(X, y))
 
@@ -155,6 +161,7 @@ def outer_folds(name: str, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
 def fold_data(name: str, train, test):
     """``(X_train, X_test, y_train, y_test)`` of one outer fold, scaled on ``train`` if required."""
     X, y, scale = load(name)
+    train, test = check_indices(train, "train", len(y)), check_indices(test, "test", len(y))
     X_train, X_test = minmax_scale(X[train], X[test]) if scale else (X[train], X[test])
     return X_train, X_test, y[train], y[test]
 
@@ -187,6 +194,7 @@ def evaluate_fold(name: str, fold: int, train, test, gammas, Cs, seed: int) -> l
         only (``nan`` elsewhere) ``eps_zero`` (share of test points with ``epsilon_crit = 0``)
         and ``error_credibility`` (test error with ``tie_break="credibility"``).
     """
+    seed = check_seed(seed)
     X_train, X_test, y_train, y_test = fold_data(name, train, test)
     nc = NonconformityModelSelector(gammas, Cs, seed=seed)
     nc_pred, nc_time = _timed(lambda: nc.fit(X_train, y_train).predict(X_test))
@@ -266,6 +274,7 @@ def table3(results: pd.DataFrame) -> pd.DataFrame:
     deviations and times, as the paper's overall rows do. The standard deviation is ``nan``
     with a single fold.
     """
+    results = check_table(results, "results", ("data", "method", "error", "seconds"))
     results = results[results["data"].isin(DATASETS)]
     stats = results.groupby(["data", "method"], sort=False).agg(
         error=("error", "mean"), sd=("error", "std"), seconds=("seconds", "mean")
@@ -323,6 +332,7 @@ def nonconformity_summary(results: pd.DataFrame) -> pd.DataFrame:
     random tie-breaking, the Table 3 error) and ``error_credibility`` (the second criterion),
     over the rows of :data:`DATASETS` and :data:`VARIANTS` present.
     """
+    results = check_table(results, "results", ("data", "method"))
     nc = results[results["method"] == "Nonconformity"]
     out = nc.groupby("data", sort=False).agg(
         eps_zero=("eps_zero", "mean"), error_random=("error", "mean"),
@@ -333,6 +343,7 @@ def nonconformity_summary(results: pd.DataFrame) -> pd.DataFrame:
 
 def work_ratios(results: pd.DataFrame, name: str = "pima") -> pd.DataFrame:
     """CV over nonconformity per outer fold of ``name``: time, iterations and work ratios."""
+    results = check_table(results, "results", ("data", "fold", "method", "seconds"))
     rows = results[results["data"] == name].set_index(["fold", "method"])
     cv, nc = rows.xs("Cross-Validation", level="method"), rows.xs("Nonconformity", level="method")
     return pd.DataFrame({"time": cv["seconds"] / nc["seconds"],
@@ -342,6 +353,7 @@ def work_ratios(results: pd.DataFrame, name: str = "pima") -> pd.DataFrame:
 
 def preprocessing_table(results: pd.DataFrame) -> pd.DataFrame:
     """Credit's three preprocessings: mean test error (and sd) of each method over the folds."""
+    results = check_table(results, "results", ("data", "method", "error"))
     names = ["credit", *VARIANTS]
     rows = results[results["data"].isin(names)]
     stats = rows.groupby(["data", "method"]).agg(error=("error", "mean"), sd=("error", "std"))
@@ -362,6 +374,9 @@ def sd_comparison(results: pd.DataFrame) -> pd.DataFrame:
 def fold_seed(name: str, fold: int, seed: int = 0, scale: str = "paper") -> int:
     """The selectors' seed in fold ``fold`` of ``name`` in a :func:`run` seeded with ``seed``."""
     names = DATASETS + VARIANTS if check_scale(scale) == "paper" else DATASETS
+    check_choice(name, "name", names)
+    fold = check_integer(fold, "fold", 0, N_FOLDS - 1)
+    seed = check_seed(seed)
     index = names.index(name) * (N_FOLDS if scale == "paper" else BOOK_FOLDS) + fold
     return int(task_rng(seed, index).integers(2**31 - 1))
 
@@ -381,6 +396,8 @@ def tie_spread(name: str = "glass", fold: int = 0, seed: int = 0, n_seeds: int =
         error of ``tie_break="credibility"`` (the same on every row, as it is deterministic
         up to ties it leaves, broken with the fold's seed).
     """
+    fold = check_integer(fold, "fold", 0, N_FOLDS - 1)
+    n_seeds = check_integer(n_seeds, "n_seeds")
     train, test = outer_folds(name, check_seed(seed))[fold]
     X_train, X_test, y_train, y_test = fold_data(name, train, test)
     model = NonconformityModelSelector(*grid(scale), seed=fold_seed(name, fold, seed, scale))
@@ -415,6 +432,8 @@ def patch_counterexample(n: int = 5000, n_test: int = 20_000, patch: float = 0.0
         ``joint`` (share of test examples that are errors with ``epsilon_crit <= eps``) and
         ``joint_bound_dkw`` (``K (eps + Delta_dkw)``).
     """
+    n, n_test = check_integer(n, "n"), check_integer(n_test, "n_test")
+    patch, delta = check_significance(patch, "patch"), check_significance(delta, "delta")
     rng = np.random.default_rng(check_seed(seed))
 
     def draw(size):
@@ -462,6 +481,9 @@ def bound_curve(name: str = "bupa", fold: int = 0, seed: int = 0, scale: str = "
         Columns ``bound``, ``error`` (cumulative error rate), ``count`` (test points with bound
         ``<= b``); the last row's ``error`` is the fold's test error.
     """
+    fold = check_integer(fold, "fold", 0, N_FOLDS - 1)
+    kind = check_choice(kind, "kind", BOUND_KINDS)
+    delta = check_significance(delta, "delta")
     train, test = outer_folds(name, check_seed(seed))[fold]
     X_train, X_test, y_train, y_test = fold_data(name, train, test)
     model = NonconformityModelSelector(*grid(scale), seed=seed).fit(X_train, y_train)
@@ -498,6 +520,10 @@ def validity_check(name: str = "pima", gamma: float = 2.0**-3, C: float = 2.0, n
         ``ceil(n eps) / (n + 1)``, ``(floor(n eps) + 1) / (n + 1)`` and
         ``floor(eps (n + 1)) / (n + 1)``), ``n_draws``.
     """
+    gamma, C = check_positive(gamma, "gamma"), check_C(C)
+    n_validation = check_integer(n_validation, "n_validation")
+    n_draws = check_integer(n_draws, "n_draws")
+    significances = [check_significance(eps, "significances") for eps in significances]
     X, y, _ = datasets.load(name)
     rng = np.random.default_rng(check_seed(seed))
     order = rng.permutation(len(y))
@@ -542,6 +568,8 @@ def time_ratio(name: str = "pima", fold: int = 0, seed: int = 0, gammas=GAMMAS, 
         ``work_ratio`` (of libsvm iterations times training size, deterministic),
         ``nc_iterations``, ``cv_iterations``, ``nc_error``, ``cv_error``.
     """
+    fold = check_integer(fold, "fold", 0, N_FOLDS - 1)
+    seed = check_seed(seed)
     rows = evaluate_fold(name, fold, *outer_folds(name, seed)[fold], gammas, Cs,
                          fold_seed(name, fold, seed, "paper"))
     by = {row["method"]: row for row in rows}

@@ -28,6 +28,7 @@ from ..kernels import rbf_kernel
 from ..span import jaakkola_haussler_errors, leave_one_out, radius_squared
 from ..span import rescaled_radius_margin_bound, span_bound, span_closed_form, span_rule_errors
 from ..svm import fit_svm
+from ..validation import check_array, check_binary_labels, check_bool, check_integer, check_table
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: Size of each postal training subset (the paper's 7291 / 23).
@@ -108,6 +109,12 @@ def evaluate(K, y, K_test, y_test, C, R2=None, theorem1=False) -> dict:
         Theorem 2's assumption); ``n_sv``, ``n_free``, ``n_bounded``; ``time_train``,
         ``time_span`` and ``time_loo`` in seconds; ``R2`` and ``w2`` (``||w||^2``).
     """
+    theorem1 = check_bool(theorem1, "theorem1")
+    K_test = check_array(K_test, "K_test", ndim=2)
+    if K_test.shape[1] != np.shape(K)[0]:
+        raise ValueError(
+            f"K_test: has {K_test.shape[1]} columns for {np.shape(K)[0]} training points")
+    y_test = check_binary_labels(y_test, "y_test", n=K_test.shape[0])
     start = time.perf_counter()
     sol = fit_svm(K, y, C, solver="libsvm", check_kernel=False)
     trained = time.perf_counter()
@@ -162,6 +169,7 @@ def digit_split(n_trials: int, seed: int = 0):
     test : ndarray of int
     subsets : list of ndarray of int
     """
+    n_trials = check_integer(n_trials, "n_trials")
     X, digits, _ = datasets.load("usps_like")
     y = np.where(digits <= 4, 1.0, -1.0)
     order = np.random.default_rng(check_seed(seed)).permutation(len(y))
@@ -178,8 +186,9 @@ def breast_split(trial: int, seed: int = 0):
     -------
     X, y, train, test
     """
+    trial = check_integer(trial, "trial", low=0)
     X, y, _ = datasets.load("breast")
-    order = np.random.default_rng([check_seed(seed), int(trial)]).permutation(len(y))
+    order = np.random.default_rng([check_seed(seed), trial]).permutation(len(y))
     return X, y.astype(float), order[:BREAST_TRAIN], order[BREAST_TRAIN:]
 
 
@@ -263,6 +272,9 @@ def curves(results: pd.DataFrame, data: str) -> pd.DataFrame:
     pandas.DataFrame
         Indexed by the parameter value, with a column MultiIndex (quantity, "mean" | "std").
     """
+    results = check_table(results, "results", ("data", "value"))
+    if data not in set(results["data"]):
+        raise ValueError(f"data: no rows of {data!r} in results")
     columns = [*CRITERIA, "span_bound", "agreement", "agreement_sv", "agreement_errors",
                "unchanged", "ties", "n_sv", "R2", "w2", "time_train", "time_span", "time_loo"]
     return results[results["data"] == data].groupby("value")[columns].agg(["mean", "std"])
@@ -281,6 +293,7 @@ def selection_table(results: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         Rows (data, criterion).
     """
+    results = check_table(results, "results", ("data", "value", "trial", "param", "test_error"))
     rows = []
     for data, part in results.groupby("data", sort=False):
         means = part.groupby("value")[list(CRITERIA)].mean()

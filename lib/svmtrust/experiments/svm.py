@@ -16,6 +16,7 @@ import pandas as pd
 from .. import datasets
 from ..kernels import linear_kernel, rbf_kernel
 from ..svm import SUPPORT_TOL, duplicate_groups, fit_svm
+from ..validation import check_array, check_C, check_choice, check_integer, check_table
 from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 
 #: (data set, kernel, C) triples of the agreement study; the MNIST zeros and ones are linearly
@@ -49,14 +50,14 @@ def standardised_gram(X, kernel: str) -> np.ndarray:
     -------
     ndarray of shape (n, n)
     """
+    check_choice(kernel, "kernel", ("rbf", "linear"))
+    X = check_array(X, "X", ndim=2)
     std = X.std(axis=0)
     Z = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
     d = Z.shape[1]
     if kernel == "rbf":
         return rbf_kernel(Z, gamma=1.0 / d)
-    if kernel == "linear":
-        return linear_kernel(Z) / d
-    raise ValueError(f"kernel: must be 'rbf' or 'linear', got {kernel!r}")
+    return linear_kernel(Z) / d
 
 
 def compare_solvers(K, y, C) -> dict:
@@ -165,6 +166,9 @@ def timing_table(sizes=(100, 300, 1000), name: str = "usps_like", C: float = 1.0
         ``objective_gap``, ``objective`` and ``objective_libsvm`` (the two dual values),
         ``support_mismatch`` (distinct points in different categories) and ``n_sv``.
     """
+    sizes = [check_integer(n, "sizes", low=2) for n in sizes]
+    check_choice(name, "name", ("usps_like", "optdigits"))
+    C, seed = check_C(C), check_seed(seed)
     X, digits, _ = datasets.load(name)
     y_all = np.where(digits % 2 == 0, 1.0, -1.0)
     rows = []
@@ -190,4 +194,5 @@ def timing_table(sizes=(100, 300, 1000), name: str = "usps_like", C: float = 1.0
 
 def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's table: exact QP against libsvm on every setting (timings left out)."""
+    results = check_table(results, "results", ("time_cvxpy", "time_libsvm"))
     return {"Exact QP against libsvm": results.drop(columns=["time_cvxpy", "time_libsvm"])}

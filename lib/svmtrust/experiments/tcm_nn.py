@@ -36,7 +36,8 @@ from sklearn.svm import SVC
 from .. import datasets
 from ..conformal import predict_set
 from ..tcm_nn import TCMNearestNeighbours
-from ..validation import check_array, check_class_labels, check_integer
+from ..validation import (check_array, check_class_labels, check_indices, check_integer,
+                          check_significance, check_table)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: The SVM column: scikit-learn's ``SVC`` (libsvm) with an RBF kernel, ``gamma = 1 / (d Var)``
@@ -126,6 +127,7 @@ def load(name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def splits(name: str, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (train, test) index pairs of one data set (see the module table)."""
+    seed = check_seed(seed)
     _, y = load(name)
     rows = np.arange(len(y))
     if name == "satimage":
@@ -164,6 +166,7 @@ def region_counts(P, true_index, significance: float) -> dict:
         (regions missing the true label).
     """
     regions = predict_set(P, significance)
+    true_index = check_indices(true_index, "true_index", regions.shape[1], size=len(regions))
     size = regions.sum(axis=1)
     covered = regions[np.arange(len(P)), true_index]
     return {
@@ -191,6 +194,9 @@ def evaluate_split(name: str, fold: int, train, test, ks) -> list[dict]:
         One row per (method, k) with ``errors`` of the forced predictions, then one row per
         significance level (method ``"TCM-NN region"``) with :func:`region_counts`.
     """
+    ks = [check_integer(k, "ks") for k in ks]
+    if not ks:
+        raise ValueError("ks: expected at least one number of neighbours")
     X, y = load(name)
     X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
     base = {"data": name, "fold": fold, "n_test": len(test)}
@@ -229,6 +235,7 @@ def _task(task, rng) -> list[dict]:
 
 def _main_rows(results: pd.DataFrame) -> pd.DataFrame:
     """The rows of the run's own splits (without the extra seeds of :data:`SPREAD_SEEDS`)."""
+    results = check_table(results, "results", ("data", "method"))
     if "main" not in results.columns:
         return results
     return results[results["main"].astype(bool)]
@@ -355,6 +362,7 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
     for the paper's rows and ours; and ``error``, the region error measured (ours only; NaN
     for the paper, which does not report it).
     """
+    levels = [check_significance(level, "levels") for level in levels]
     results = _main_rows(results)
     regions = results[(results["method"] == "TCM-NN region")
                       & results["significance"].isin(levels)]
@@ -450,7 +458,7 @@ def seed_spread(name: str = "usps_like", seeds=(0, 1, 2), ks=FIGURE1_K["book"], 
     """
     if name == "optdigits" or name == "satimage":
         raise ValueError(f"name: {name!r} has one fixed split, no seed to vary")
-    seeds = [check_seed(s) for s in seeds]
+    seeds = [check_seed(s, "seeds") for s in seeds]
     if len(set(seeds)) != len(seeds):
         raise ValueError("seeds: must be distinct")
     ks = tuple(int(k) for k in ks)
@@ -499,12 +507,12 @@ def random_split_errors(name: str = "satimage", n_train: int = datasets.SATIMAGE
         Columns ``seed``, ``n_test``, ``errors`` and ``error`` (%).
     """
     X, y = load(name)
-    n_train = int(n_train)
+    n_train = check_integer(n_train, "n_train")
     if not 0 < n_train < len(y):
         raise ValueError(f"n_train: must lie strictly between 0 and {len(y)}, got {n_train}")
     rows = []
     for seed in seeds:
-        seed = check_seed(seed)
+        seed = check_seed(seed, "seeds")
         perm = np.random.default_rng(seed).permutation(len(y))
         train, test = perm[:n_train], perm[n_train:]
         knn = KNeighborsClassifier(n_neighbors=1, algorithm="brute").fit(X[train], y[train])

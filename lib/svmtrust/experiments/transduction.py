@@ -32,7 +32,9 @@ from threadpoolctl import ThreadpoolController
 from .. import conformal, datasets
 from ..kernels import polynomial_kernel
 from ..transduction import TransductiveSVM, rank_sum_p_value_mc
-from ..validation import check_integer
+from ..svm import SOLVERS
+from ..validation import (check_array, check_choice, check_integer, check_significance,
+                          check_table)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: The paper's kernel, ``(x . z)^3 / 256`` (Section 4).
@@ -131,6 +133,8 @@ def standard_svm_predict(model: TransductiveSVM, X) -> np.ndarray:
     ndarray of shape (m,)
         Labels from ``model.classes_`` (``classes_[1]`` where the decision value is >= 0).
     """
+    if not isinstance(model, TransductiveSVM) or not hasattr(model, "gram_"):
+        raise ValueError(f"model: expected a fitted TransductiveSVM, got {model!r}")
     return model.classes_[(model.inductive_decision_function(X) >= 0).astype(int)]
 
 
@@ -173,6 +177,7 @@ def table1_many(seeds: int, n_test: int, seed: int = 0, n_jobs: int = 1,
     pandas.DataFrame
         The rows of :func:`table1` with a column ``split`` (``seed + s``).
     """
+    n_test = check_integer(n_test, "n_test")
     parts = [table1(seed=seed + s, n_test=n_test, n_jobs=n_jobs, progress=progress)
              .assign(split=seed + s) for s in range(check_integer(seeds, "seeds"))]
     return pd.concat(parts, ignore_index=True)
@@ -194,6 +199,8 @@ def credibility_summary(table: pd.DataFrame, thresholds=(0.05, 0.1)) -> pd.DataF
         credibility at most each threshold (``cred<=0.05`` ...), the share with credibility 1
         and the median credibility.
     """
+    table = check_table(table, "table", ("correct", "credibility"))
+    thresholds = [check_significance(t, "thresholds") for t in thresholds]
     rows = []
     for name, group in (("wrong", table[~table["correct"]]), ("correct", table[table["correct"]])):
         row = {"predictions": name, "count": len(group)}
@@ -250,6 +257,8 @@ def table1(seed: int = 0, n_test: int = TABLE1_TEST, solver: str = "libsvm", n_j
         multiplier under each label), ``predicted``, ``confidence``, ``credibility``, ``svm``
         (the standard SVM's label) and ``correct``.
     """
+    seed, n_test = check_seed(seed), check_integer(n_test, "n_test")
+    solver = check_choice(solver, "solver", SOLVERS)
     X, digits = _digits()
     train, rest = table1_split(seed)
     test = rest[:n_test]
@@ -283,6 +292,12 @@ def _draw_run(n: int, y, rng: np.random.Generator):
 
 def nearest_neighbour_predict(X_train, y_train, X) -> np.ndarray:
     """Label of the nearest training example (Euclidean distance; the first on a tie)."""
+    X_train, X = check_array(X_train, "X_train", ndim=2), check_array(X, "X", ndim=2)
+    if X.shape[1] != X_train.shape[1]:
+        raise ValueError(f"X: has {X.shape[1]} features, X_train has {X_train.shape[1]}")
+    if np.shape(y_train) != (X_train.shape[0],):
+        raise ValueError(
+            f"y_train: expected {X_train.shape[0]} labels, got shape {np.shape(y_train)}")
     d2 = (np.sum(X**2, axis=1)[:, None] - 2.0 * X @ X_train.T
           + np.sum(X_train**2, axis=1)[None, :])
     return np.asarray(y_train)[np.argmin(d2, axis=1)]
@@ -348,6 +363,10 @@ def table2_runs(scale: str = "book", seed: int = 0, n_jobs: int = 1, solver: str
         whether the two p-values (``p_tie``) or the two values of ``||w||^2`` (``w2_tie``) were
         equal.
     """
+    seed = check_seed(seed)
+    solver = check_choice(solver, "solver", SOLVERS)
+    runs = None if runs is None else check_integer(runs, "runs")
+    sizes = [check_integer(n, "sizes", low=2) for n in sizes]
     scale = check_scale(scale)
     count = {name: (int(runs) if runs is not None else
                     RUNS[scale] if name == "usps_like" else BRACKET_RUNS[scale])
@@ -369,7 +388,12 @@ def clopper_pearson(errors, trials, level: float = 0.95):
     -------
     low, high : ndarray
     """
+    level = check_significance(level, "level")
     errors, trials = np.asarray(errors, dtype=float), np.asarray(trials, dtype=float)
+    if not np.all(trials >= 1):
+        raise ValueError("trials: every count of trials must be at least 1")
+    if not np.all((errors >= 0) & (errors <= trials)):
+        raise ValueError("errors: every count of errors must lie in [0, trials]")
     tail = (1.0 - level) / 2.0
     low = np.where(errors > 0, beta.ppf(tail, errors, trials - errors + 1), 0.0)
     high = np.where(errors < trials, beta.ppf(1 - tail, errors + 1, trials - errors), 1.0)
@@ -395,6 +419,7 @@ def table2(runs: pd.DataFrame) -> pd.DataFrame:
         baseline), ``paper_rate``, ``paper_low``, ``paper_high`` and ``overlap`` (whether the
         two intervals meet).
     """
+    runs = check_table(runs, "runs", ("n",))
     if "data" not in runs:
         runs = runs.assign(data="usps_like")
     methods = [m for m in METHODS + BASELINES if m in runs]
@@ -430,6 +455,7 @@ def add_intervals(table: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         A copy with the columns of :func:`table2`.
     """
+    table = check_table(table, "table", ("errors", "runs"))
     table = table.copy()
     table["rate"] = table["errors"] / table["runs"]
     table["low"], table["high"] = clopper_pearson(table["errors"], table["runs"])
@@ -462,6 +488,9 @@ def calibration(runs: pd.DataFrame, levels, band: float = 0.99) -> pd.DataFrame:
         :func:`svmtrust.conformal.error_rate`), ``runs``, ``band_low`` and ``band_high``
         (quantiles of Binomial(runs, eps) / runs).
     """
+    band = check_significance(band, "band")
+    runs = check_table(runs, "runs", ("n", "p_seven", "p_two", "true"))
+    levels = [check_significance(level, "levels") for level in levels]
     rows = []
     for n, group in runs.groupby("n"):
         P = group[["p_seven", "p_two"]].to_numpy()
@@ -520,6 +549,10 @@ def joint_study(ks=(2, 3, 4, 5), repeats: int = 20, n: int = 100, n_draws: int =
         ``joint_credibility``, ``single_min_confidence`` (the smallest confidence of the
         one-at-a-time predictions) and ``p_true_labelling``.
     """
+    ks = [check_integer(k, "ks", low=2) for k in ks]
+    repeats, n = check_integer(repeats, "repeats"), check_integer(n, "n")
+    n_draws = check_integer(n_draws, "n_draws")
+    solver = check_choice(solver, "solver", SOLVERS)
     tasks = [(k, n, n_draws, solver) for k in ks for _ in range(repeats)]
     rows = parallel_map(_joint_task, tasks, seed=check_seed(seed), n_jobs=check_n_jobs(n_jobs),
                         desc="joint labellings", progress=progress)
@@ -553,6 +586,7 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
 def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables: Table 2 with intervals beside the paper, and how credibility is
     spread among errors and correct predictions (Table 1)."""
+    results = check_table(results, "results", ("stage",))
     t2 = results[results["stage"] == "table2"].dropna(axis=1, how="all")
     t1 = results[results["stage"] == "table1"].dropna(axis=1, how="all")
     return {

@@ -1,0 +1,57 @@
+"""Bad input to the functions of svmtrust.conformal."""
+
+import numpy as np
+
+from svmtrust import conformal
+
+from ._data import nan
+
+M = "svmtrust.conformal."
+P = np.full((2, 2), 0.5)
+
+CASES = [
+    (M + "p_values", "scores NaN", lambda: conformal.p_values(nan([1.0, 2.0, 3.0]), 1.0),
+     "scores"),
+    (M + "p_values", "new_scores NaN", lambda: conformal.p_values([1.0, 2.0], nan([1.0, 2.0])),
+     "new_scores"),
+    (M + "p_values", "scores empty", lambda: conformal.p_values([], 1.0), "scores"),
+    (M + "p_values", "scores strings", lambda: conformal.p_values(["a"], 1.0), "scores"),
+    (M + "p_values", "new_scores 2-D", lambda: conformal.p_values([1.0], [[1.0]]),
+     "new_scores"),
+    (M + "p_values", "include_new a string",
+     lambda: conformal.p_values([1.0], 1.0, include_new="no"), "include_new"),
+    (M + "p_values", "include_new 0", lambda: conformal.p_values([1.0], 1.0, include_new=0),
+     "include_new"),
+    (M + "predict_set", "significance 0", lambda: conformal.predict_set(P, 0.0),
+     "significance"),
+    (M + "predict_set", "significance 1", lambda: conformal.predict_set(P, 1.0),
+     "significance"),
+    (M + "predict_set", "significance NaN", lambda: conformal.predict_set(P, np.nan),
+     "significance"),
+    (M + "predict_set", "significance True", lambda: conformal.predict_set(P, True),
+     "significance"),
+    (M + "predict_set", "strict a string", lambda: conformal.predict_set(P, 0.1, strict="no"),
+     "strict"),
+    (M + "predict_set", "P NaN", lambda: conformal.predict_set(nan(P), 0.1), "P"),
+    (M + "predict_set", "P 1-D", lambda: conformal.predict_set(P[0], 0.1), "P"),
+    (M + "confidence_credibility", "P outside [0,1]",
+     lambda: conformal.confidence_credibility(np.array([[1.5, 0.1]])), "P"),
+    (M + "confidence_credibility", "P one label",
+     lambda: conformal.confidence_credibility(np.array([[0.5]])), "P"),
+    (M + "confidence_credibility", "P negative",
+     lambda: conformal.confidence_credibility(-P), "P"),
+    (M + "error_rate", "true_index float",
+     lambda: conformal.error_rate(P, np.array([0.0, 1.0]), 0.1), "true_index"),
+    (M + "error_rate", "true_index out of range",
+     lambda: conformal.error_rate(P, np.array([0, 2]), 0.1), "true_index"),
+    (M + "error_rate", "true_index negative",
+     lambda: conformal.error_rate(P, np.array([0, -1]), 0.1), "true_index"),
+    (M + "error_rate", "true_index short", lambda: conformal.error_rate(P, [0], 0.1),
+     "true_index"),
+    (M + "error_rate", "true_index booleans",
+     lambda: conformal.error_rate(P, np.array([True, False]), 0.1), "true_index"),
+    (M + "error_rate", "significance 2", lambda: conformal.error_rate(P, [0, 1], 2.0),
+     "significance"),
+    (M + "error_rate", "strict 1", lambda: conformal.error_rate(P, [0, 1], 0.1, strict=1),
+     "strict"),
+]

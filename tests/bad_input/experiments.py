@@ -1,0 +1,42 @@
+"""Bad input to svmtrust.experiments and its command line (svmtrust.experiments.__main__)."""
+
+from svmtrust import experiments as e
+from svmtrust.experiments import __main__ as cli
+
+M = "svmtrust.experiments."
+C = M + "__main__."
+ADD = lambda t, r: t  # noqa: E731
+
+CASES = [
+    (M + "task_rng", "seed negative", lambda: e.task_rng(-1, 0), "seed"),
+    (M + "task_rng", "seed a string", lambda: e.task_rng("0", 0), "seed"),
+    (M + "task_rng", "index negative", lambda: e.task_rng(0, -1), "index"),
+    (M + "task_rng", "index a float", lambda: e.task_rng(0, 1.5), "index"),
+    (M + "check_n_jobs", "n_jobs -2", lambda: e.check_n_jobs(-2), "n_jobs"),
+    (M + "check_scale", "scale upper case", lambda: e.check_scale("BOOK"), "scale"),
+    (M + "check_scale", "scale a list", lambda: e.check_scale(["book"]), "scale"),
+    (M + "parallel_map", "seed negative", lambda: e.parallel_map(ADD, [1], seed=-1), "seed"),
+    (M + "parallel_map", "seed a string", lambda: e.parallel_map(ADD, [1], seed="1"), "seed"),
+    (M + "parallel_map", "n_jobs zero", lambda: e.parallel_map(ADD, [1], n_jobs=0), "n_jobs"),
+    (M + "parallel_map", "func not callable", lambda: e.parallel_map(3, [1]), "func"),
+    (M + "parallel_map", "tasks not iterable", lambda: e.parallel_map(ADD, 3), "tasks"),
+    (M + "parallel_map", "progress a string",
+     lambda: e.parallel_map(ADD, [1], progress="no"), "progress"),
+    (M + "show_progress", "progress a string", lambda: e.show_progress("False"), "progress"),
+    (M + "show_progress", "progress None", lambda: e.show_progress(None), "progress"),
+    (M + "run_chapter", "unknown chapter", lambda: e.run_chapter("nope"), "name"),
+    (M + "run_chapter", "unknown scale", lambda: e.run_chapter("svm", scale="huge"), "scale"),
+    (M + "run_chapter", "seed a string", lambda: e.run_chapter("svm", seed="0"), "seed"),
+    (M + "run_chapter", "name a list", lambda: e.run_chapter(["svm"]), "name"),
+    (C + "check_output", "a folder", lambda: cli.check_output("."), "output"),
+    (C + "check_output", "missing folder", lambda: cli.check_output("/no/such/dir/x.csv"),
+     "output"),
+    (C + "check_output", "a number", lambda: cli.check_output(3), "output"),
+    (C + "check_backend", "unknown backend", lambda: cli.check_backend("ray", None), "backend"),
+    (C + "check_backend", "scheduler without dask",
+     lambda: cli.check_backend("local", "tcp://x:1"), "scheduler"),
+    (C + "backend", "unknown backend", lambda: cli.backend("ray").__enter__(), "backend"),
+    (C + "print_summary", "unknown chapter", lambda: cli.print_summary("nope", None), "name"),
+    (C + "print_summary", "rows not a table", lambda: cli.print_summary("svm", None), "rows"),
+    (C + "main", "seed negative", lambda: cli.main(["svm", "--seed", "-1"]), "seed"),
+]
