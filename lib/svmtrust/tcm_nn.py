@@ -61,6 +61,7 @@ import scipy.sparse
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning, NotFittedError
+from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import type_of_target
 
 from . import conformal
@@ -99,10 +100,21 @@ def strangeness(same, other) -> np.ndarray:
         ``same / other``; ``0 / 0`` is 1, and a positive sum over 0 (like a ratio that
         overflows) is ``+inf``.
     """
-    same, other = np.asarray(same, dtype=np.float64), np.asarray(other, dtype=np.float64)
+    same, other = _check_sums(same, "same"), _check_sums(other, "other")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = same / other
     return np.where(other > 0, ratio, np.where(same > 0, np.inf, 1.0))
+
+
+def _check_sums(values, name: str) -> np.ndarray:
+    """Sums of distances as a float array: numbers, none NaN or negative (``+inf`` allowed)."""
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}: expected numbers ({err})") from None
+    if np.any(np.isnan(values)) or np.any(values < 0):
+        raise ValueError(f"{name}: sums of distances must be non-negative, without NaN")
+    return values
 
 
 def _ordered_sum(values) -> np.ndarray:
@@ -434,3 +446,15 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         _check_finite_distances(X, "X")
         block = check_integer(self.block_size, "block_size")
         return self._backend.p_values(X, block, _threads(self.n_jobs))
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of :meth:`predict` on ``(X, y)`` (scikit-learn's ``score``).
+
+        ``y`` must hold one label per row of ``X`` (``ValueError`` naming ``y`` otherwise).
+        """
+        predicted = self.predict(X)
+        y = np.asarray(y)
+        if y.shape != predicted.shape:
+            raise ValueError(f"y: expected {len(predicted)} labels in a 1-D array, got shape "
+                             f"{y.shape}")
+        return float(accuracy_score(y, predicted, sample_weight=sample_weight))
