@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .tcm_nn import _map_blocks, _ordered_sum, _paired_squared, strangeness
+from .tcm_nn import _map_blocks, _NeighbourLists, _paired_squared
 
 class _Geometry:
     """Training points prepared for approximate squared distances by one matrix product.
@@ -151,222 +151,81 @@ def _k_smallest_by_group(values, groups, n_groups: int, k: int) -> np.ndarray:
     return values[order][starts[:, None] + np.arange(k)]
 
 
-def _class_nearest(geometry: _Geometry, Q, bounds, k: int, exclude=None) -> tuple:
-    """Canonical squared distances from each row of ``Q`` to its ``k`` nearest in every class.
+class _Approximate:
+    """A block's approximate squared distances (:meth:`_Geometry.approx`) and its queries."""
 
-    Parameters
-    ----------
-    geometry : _Geometry
-        The training points, sorted by class.
-    Q : ndarray of shape (b, d)
-        Query points.
-    bounds : ndarray of shape (n_classes + 1,)
-        Class ``c`` occupies training rows ``bounds[c]:bounds[c + 1]``.
-    k : int
-    exclude : ndarray of shape (b,), optional
-        Training row each query must not count (itself, during :meth:`fit`).
+    def __init__(self, geometry: _Geometry, Q: np.ndarray, exclude=None):
+        self.A, self.bound, self.factor, self.exact = geometry.approx(Q)
+        if exclude is not None:
+            self.A[np.arange(len(Q)), exclude] = np.inf
+        self.QT, self.XT = np.ascontiguousarray(Q.T), geometry.XT
 
-    Returns
-    -------
-    near : ndarray of shape (b, n_classes, k)
-        Sorted ascending.
-    approx : tuple
-        ``(A, bound, factor, exact)`` of :meth:`_Geometry.approx`.
-    QT : ndarray of shape (d, b)
-        ``Q`` transposed, for :func:`_paired_squared`.
+    def canonical(self, rows, cols) -> np.ndarray:
+        """Canonical squared distances of the pairs: read off ``A`` if exact, else recomputed."""
+        if self.exact:
+            return self.A[rows, cols].astype(np.float64)
+        return _paired_squared(self.QT, rows, self.XT, cols)
 
-    Notes
-    -----
-    A pair is a candidate when its approximate value is within twice the error bound of the
-    row's ``k``-th smallest approximate value in the class: every pair whose canonical value
-    is among the ``k`` smallest passes, so recomputing the candidates canonically and keeping
-    the ``k`` smallest gives the exact answer.
-    """
-    A, bound, factor, exact = geometry.approx(Q)
-    QT = np.ascontiguousarray(Q.T)
-    rows = np.arange(len(Q))
-    if exclude is not None:
-        A[rows, exclude] = np.inf
-    n_classes = len(bounds) - 1
-    near = np.empty((len(Q), n_classes, k))
-    for c in range(n_classes):
-        segment = A[:, bounds[c] : bounds[c + 1]]
-        limit = _at_least(_kth_smallest(segment, k) + 2.0 * bound, A.dtype)
-        r, j = _nonzero(segment <= limit[:, None])
-        squared = _pair_values(A, exact, QT, r, geometry.XT, bounds[c] + j)
-        near[:, c, :] = _k_smallest_by_group(squared, r, len(Q), k)
-    return near, (A, bound, factor, exact), QT
+    def candidates(self, limit: np.ndarray) -> tuple:
+        """Pairs ``(r, i)`` whose canonical squared distance may lie below ``limit[i]``.
+
+        The approximate value must lie within twice the largest error bound of
+        ``factor * limit[i]``.
+        """
+        margin = self.factor * limit + 2.0 * self.bound.max()
+        return _nonzero(self.A <= _at_least(margin, self.A.dtype)[None, :])
 
 
-def _pair_values(A, exact: bool, QT, rows, XT, cols) -> np.ndarray:
-    """Canonical squared distances of the pairs: read off ``A`` if exact, else recomputed."""
-    if exact:
-        return A[rows, cols]
-    return _paired_squared(QT, rows, XT, cols)
+class FastNeighbours(_NeighbourLists):
+    """:class:`svmtrust.tcm_nn._NeighbourLists` with a fast, exact neighbour selection.
 
-
-def _nearest_elsewhere(near: np.ndarray, own) -> np.ndarray:
-    """The ``k`` nearest (squared, sorted) among the classes other than ``own`` of each row.
-
-    Parameters
-    ----------
-    near : ndarray of shape (b, n_classes, k)
-        From :func:`_class_nearest`.
-    own : ndarray of int, shape (b,)
-        Each row's own class.
-    """
-    b, n_classes, k = near.shape
-    pooled = near.copy()
-    pooled[np.arange(b), own, :] = np.inf
-    pooled = pooled.reshape(b, n_classes * k)
-    if k == 1:
-        return pooled.min(axis=1, keepdims=True)
-    return np.sort(pooled, axis=1)[:, :k]
-
-
-def _sum_of_distances(squared) -> np.ndarray:
-    """Eq. (2)'s sum of the ``k`` nearest distances, from sorted squared distances (last axis)."""
-    return _ordered_sum(np.sqrt(squared))
-
-
-def _insert(squared_lists, new_squared) -> np.ndarray:
-    """The ``k`` smallest of each sorted list with one more value inserted, still sorted."""
-    k = squared_lists.shape[1]
-    if k == 1:
-        return np.minimum(squared_lists, new_squared[:, None])
-    return np.sort(np.column_stack([squared_lists, new_squared]), axis=1)[:, :k]
-
-
-def _sum_by_row(values: np.ndarray, rows: np.ndarray, n_rows: int) -> np.ndarray:
-    """Sum the rows of the integer matrix ``values`` by the sorted row index ``rows``."""
-    cumulative = np.zeros((len(values) + 1, values.shape[1]), dtype=values.dtype)
-    np.cumsum(values, axis=0, out=cumulative[1:])
-    ends = np.searchsorted(rows, np.arange(n_rows + 1))
-    return cumulative[ends[1:]] - cumulative[ends[:-1]]
-
-
-def _map_blocks_one_blas_thread(func, n: int, block: int, n_jobs: int) -> list:
-    """:func:`svmtrust.tcm_nn._map_blocks` with the BLAS held to one thread meanwhile.
-
-    The threads already use the cores; a multi-threaded BLAS inside each would oversubscribe
-    them (and slows down badly on a busy machine).
-    """
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _map_blocks(func, n, block, n_jobs)
-
-
-class FastNeighbours:
-    """The training bag prepared for fast exact p-values.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-        Training objects (already validated and rescaled by the estimator).
-    index : ndarray of int, shape (n,)
-        Class index of each example; every class has at least ``k + 1`` examples.
-    k : int
-    block : int
-        Training examples processed together.
-    n_jobs : int
-        Threads.
-
-    Attributes
-    ----------
-    strangeness : ndarray of shape (n,)
-        Eq. (2) of each training example in the training bag, in the order of ``X``.
+    Only the three distance methods are replaced: a block's distances are an
+    :class:`_Approximate` (one single-precision product, or an exact integer one); the
+    neighbours and close pairs are selected on it with a margin of twice the error bound, and
+    their distances recomputed canonically, so the p-values are those of the readable backend.
     """
 
     def __init__(self, X, index, k: int, block: int, n_jobs: int):
-        counts = np.bincount(index)
         order = np.argsort(index, kind="stable")
-        self.k = k
-        self._index = index[order]
-        self._bounds = np.concatenate([[0], np.cumsum(counts)])
         self._geometry = _Geometry(X[order])
-        same, other = self._training_neighbours(k, block, n_jobs)
-        self._same, self._other = same, other
-        self._same_sum, self._other_sum = _sum_of_distances(same), _sum_of_distances(other)
-        self._alpha = strangeness(self._same_sum, self._other_sum)
-        self._alpha_sorted = np.sort(self._alpha)
-        self._threshold = np.maximum(same[:, -1], other[:, -1])
-        self.strangeness = np.empty_like(self._alpha)
-        self.strangeness[order] = self._alpha
+        super().__init__(X, index, k, block, n_jobs)
 
-    def p_values(self, Q, block: int, n_jobs: int) -> np.ndarray:
-        """p-values of every candidate label for each row of ``Q`` (eqs. (2) and (3))."""
-        blocks = _map_blocks_one_blas_thread(lambda rows: self._block_p(Q[rows]), len(Q), block, n_jobs)
-        return np.vstack(blocks)
+    def _distances(self, Q, exclude=None) -> _Approximate:
+        return _Approximate(self._geometry, Q, exclude)
 
-    def _training_neighbours(self, k: int, block: int, n_jobs: int):
-        """Sorted squared ``k`` nearest same-class and other-class distances of each example."""
-        X, n = self._geometry.X, len(self._index)
-        same, other = np.empty((n, k)), np.empty((n, k))
+    def _nearest_by_class(self, D: _Approximate) -> np.ndarray:
+        """Each row's ``k`` nearest distances in every class, sorted: shape (b, n_classes, k).
 
-        def one_block(rows: slice) -> None:
-            ids = np.arange(rows.start, rows.stop)
-            near, _, _ = _class_nearest(self._geometry, X[rows], self._bounds, k, exclude=ids)
-            own = self._index[rows]
-            same[rows] = near[np.arange(len(ids)), own]
-            other[rows] = _nearest_elsewhere(near, own)
-
-        _map_blocks_one_blas_thread(one_block, n, block, n_jobs)
-        return same, other
-
-    def _block_p(self, Q: np.ndarray) -> np.ndarray:
-        """p-values of a block of test objects (see :meth:`predict_p`)."""
-        near, (A, bound, factor, exact), QT = _class_nearest(
-            self._geometry, Q, self._bounds, self.k
-        )
-        new_alpha = self._new_strangeness(near)
-        counts = self._base_counts(new_alpha)
-        limit = _at_least(factor * self._threshold + 2.0 * bound.max(), A.dtype)
-        r, i = _nonzero(A <= limit[None, :])
-        if r.size:
-            squared = _pair_values(A, exact, QT, r, self._geometry.XT, i)
-            counts += self._count_changes(r, i, squared, new_alpha, len(Q))
-        return _p_from_counts(counts, len(self._alpha))
-
-    def _new_strangeness(self, near: np.ndarray) -> np.ndarray:
-        """Eq. (2) of the new example under every candidate label: shape (b, n_classes)."""
-        b, n_classes, _ = near.shape
-        same = _sum_of_distances(near)
-        other = np.column_stack(
-            [
-                _sum_of_distances(_nearest_elsewhere(near, np.full(b, c)))
-                for c in range(n_classes)
-            ]
-        )
-        return strangeness(same, other)
-
-    def _base_counts(self, new_alpha: np.ndarray) -> np.ndarray:
-        """``#{i : alpha_i >= a}`` over the training scores as they are before the new example."""
-        n = len(self._alpha_sorted)
-        return n - np.searchsorted(self._alpha_sorted, new_alpha, side="left")
-
-    def _count_changes(self, r, i, squared, new_alpha, b: int) -> np.ndarray:
-        """How the counts change when training example ``i`` sees test object ``r``.
-
-        A candidate pair's example gets the new object as a same-class neighbour when the
-        label is its own and as an other-class neighbour otherwise; its updated score replaces
-        its old one in the count of ``#{alpha_i >= a_new}``.
+        A pair is a candidate when its approximate value is within twice the error bound of
+        the row's ``k``-th smallest approximate value in the class: every pair whose canonical
+        value is among the ``k`` smallest passes, so recomputing the candidates canonically and
+        keeping the ``k`` smallest gives the exact answer.
         """
-        as_same = strangeness(
-            _sum_of_distances(_insert(self._same[i], squared)), self._other_sum[i]
-        )
-        as_other = strangeness(
-            self._same_sum[i], _sum_of_distances(_insert(self._other[i], squared))
-        )
-        own = self._index[i]
-        labels = np.arange(new_alpha.shape[1])
-        updated = np.where(own[:, None] == labels, as_same[:, None], as_other[:, None])
-        threshold = new_alpha[r]
-        change = (updated >= threshold).astype(np.int64)
-        change -= self._alpha[i][:, None] >= threshold
-        return _sum_by_row(change, r, b)
+        b = len(D.A)
+        near = np.empty((b, len(self.bounds) - 1, self.k))
+        for c, (lo, hi) in enumerate(zip(self.bounds[:-1], self.bounds[1:])):
+            segment = D.A[:, lo:hi]
+            limit = _at_least(_kth_smallest(segment, self.k) + 2.0 * D.bound, D.A.dtype)
+            r, j = _nonzero(segment <= limit[:, None])
+            squared = D.canonical(r, lo + j)
+            near[:, c, :] = np.sqrt(_k_smallest_by_group(squared, r, b, self.k))
+        return near
 
+    def _close_pairs(self, D: _Approximate) -> tuple:
+        """``(r, i, d)`` for every pair closer than ``reach[i]`` (and a few more).
 
-def _p_from_counts(counts: np.ndarray, n: int) -> np.ndarray:
-    """Eq. (3) p-values from the counts ``#{i <= n : alpha_i >= a_new}`` of the old examples:
-    ``(count + 1) / (n + 1)``, the new example counted in its own bag, as in
-    :func:`svmtrust.conformal.p_values`."""
-    return (counts + 1.0) / (n + 1.0)
+        ``reach**2`` is enlarged by 8 units of round-off, so that a pair whose canonical
+        distance (the rounded square root) lies below ``reach`` cannot be missed.
+        """
+        limit = self.reach**2 * (1.0 + 8.0 * np.finfo(np.float64).eps)
+        r, i = D.candidates(limit)
+        return r, i, np.sqrt(D.canonical(r, i))
+
+    def _map(self, func, n: int, block: int, n_jobs: int) -> list:
+        """Blocks on threads with the BLAS held to one thread meanwhile.
+
+        The threads already use the cores; a multi-threaded BLAS inside each would
+        oversubscribe them (and slows down badly on a busy machine).
+        """
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _map_blocks(func, n, block, n_jobs)

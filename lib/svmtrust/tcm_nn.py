@@ -171,22 +171,30 @@ def _k_smallest(D: np.ndarray, k: int) -> np.ndarray:
     return np.sort(np.partition(D, k - 1, axis=1)[:, :k], axis=1)
 
 
-def _sums_with_new(lists: np.ndarray, sums: np.ndarray, D: np.ndarray) -> np.ndarray:
-    """Eq. (2)'s sums when each example's sorted list meets one more distance.
+def _nearest_elsewhere(near: np.ndarray, own) -> np.ndarray:
+    """The ``k`` nearest distances (sorted) among the classes other than ``own``, row by row.
 
-    ``lists[i]`` are example ``i``'s ``k`` nearest distances (sorted), ``sums[i]`` their sum,
-    ``D[r, i]`` the distance from new object ``r``. Only a distance below the ``k``-th changes
-    the list (the lemma of the chapter); those pairs alone are re-sorted and re-added.
+    ``near[r, c]`` holds row ``r``'s ``k`` nearest distances in class ``c`` (sorted); the ``k``
+    nearest outside class ``own[r]`` are the ``k`` smallest of the other classes' lists.
     """
-    out = np.broadcast_to(sums, D.shape).copy()
-    r, i = np.nonzero(D < lists[:, -1])
-    merged = np.sort(np.column_stack([lists[i], D[r, i]]), axis=1)[:, : lists.shape[1]]
-    out[r, i] = _ordered_sum(merged)
-    return out
+    b, n_classes, k = near.shape
+    pooled = near.copy()
+    pooled[np.arange(b), own, :] = np.inf
+    return _k_smallest(pooled.reshape(b, n_classes * k), k)
+
+
+def _insert(lists: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """The ``k`` smallest of each sorted list with one more value inserted, still sorted."""
+    return np.sort(np.column_stack([lists, new]), axis=1)[:, : lists.shape[1]]
 
 
 class _NeighbourLists:
     """The readable backend: stored nearest distances and the ``O(n)`` update per p-value.
+
+    The training examples are kept sorted by class, so that class ``c`` is the column range
+    ``bounds[c]:bounds[c + 1]`` of a block of distances. Three methods compute distances and
+    pick neighbours (:meth:`_distances`, :meth:`_nearest_by_class`, :meth:`_close_pairs`);
+    the fast backend (:mod:`svmtrust._tcm_nn_fast`) replaces those three and nothing else.
 
     Parameters
     ----------
@@ -203,47 +211,87 @@ class _NeighbourLists:
     Attributes
     ----------
     same, other : ndarray of shape (n, k)
-        Each example's ``k`` nearest same-class and other-class distances, sorted.
+        Each example's ``k`` nearest same-class and other-class distances, sorted (in class
+        order).
     strangeness : ndarray of shape (n,)
-        Eq. (2) of each training example in the training bag.
+        Eq. (2) of each training example in the training bag, in the order of ``X``.
     """
 
     def __init__(self, X, index, k: int, block: int, n_jobs: int):
-        self.X, self.index, self.k = X, index, k
+        order = np.argsort(index, kind="stable")
+        self.X, self.index, self.k = X[order], index[order], k
+        self.bounds = np.searchsorted(self.index, np.arange(index.max() + 2))
         n = len(X)
         self.same, self.other = np.empty((n, k)), np.empty((n, k))
 
         def one_block(rows: slice) -> None:
-            D = cdist(X[rows], X)
-            D[np.arange(D.shape[0]), np.arange(rows.start, rows.stop)] = np.inf  # not itself
-            own = index[rows, None] == index[None, :]
-            self.same[rows] = _k_smallest(np.where(own, D, np.inf), k)
-            self.other[rows] = _k_smallest(np.where(own, np.inf, D), k)
+            itself = np.arange(rows.start, rows.stop)  # an example is not its own neighbour
+            near = self._nearest_by_class(self._distances(self.X[rows], exclude=itself))
+            own = self.index[rows]
+            self.same[rows] = near[np.arange(len(own)), own]
+            self.other[rows] = _nearest_elsewhere(near, own)
 
-        _map_blocks(one_block, n, block, n_jobs)
+        self._map(one_block, n, block, n_jobs)
         self.same_sum, self.other_sum = _ordered_sum(self.same), _ordered_sum(self.other)
-        self.strangeness = strangeness(self.same_sum, self.other_sum)
+        self.alpha = strangeness(self.same_sum, self.other_sum)
+        self.alpha_sorted = np.sort(self.alpha)
+        # the lemma: a new object farther than this from example i leaves its score alone
+        self.reach = np.maximum(self.same[:, -1], self.other[:, -1])
+        self.strangeness = np.empty(n)
+        self.strangeness[order] = self.alpha
+
+    # ------------------------------------------------------------------ distances
+
+    def _distances(self, Q, exclude=None) -> np.ndarray:
+        """Distances from each row of ``Q`` to every training object; ``exclude[r]`` set to inf."""
+        D = cdist(Q, self.X)
+        if exclude is not None:
+            D[np.arange(len(Q)), exclude] = np.inf
+        return D
+
+    def _nearest_by_class(self, D) -> np.ndarray:
+        """Each row's ``k`` nearest distances in every class, sorted: shape (b, n_classes, k)."""
+        classes = zip(self.bounds[:-1], self.bounds[1:])
+        return np.stack([_k_smallest(D[:, lo:hi], self.k) for lo, hi in classes], axis=1)
+
+    def _close_pairs(self, D) -> tuple:
+        """``(r, i, d)``: every pair with ``d = D[r, i]`` below ``reach[i]`` (possibly more)."""
+        r, i = np.nonzero(D < self.reach)
+        return r, i, D[r, i]
+
+    def _map(self, func, n: int, block: int, n_jobs: int) -> list:
+        return _map_blocks(func, n, block, n_jobs)
+
+    # ------------------------------------------------------------------ p-values
 
     def p_values(self, Q, block: int, n_jobs: int) -> np.ndarray:
         """p-values of every candidate label for each row of ``Q``: shape (m, n_classes)."""
-        blocks = _map_blocks(lambda rows: self._block_p(cdist(Q[rows], self.X)), len(Q), block,
-                             n_jobs)
-        return np.vstack(blocks)
+        return np.vstack(self._map(lambda rows: self._block_p(Q[rows]), len(Q), block, n_jobs))
 
-    def _block_p(self, D: np.ndarray) -> np.ndarray:
-        """Eq. (3) for a block of new objects, from their distances ``D`` to the training set."""
-        n_classes = self.index.max() + 1
-        # every training score after the new object joins as a same-class or other-class point
-        as_same = strangeness(_sums_with_new(self.same, self.same_sum, D), self.other_sum)
-        as_other = strangeness(self.same_sum, _sums_with_new(self.other, self.other_sum, D))
-        P = np.empty((len(D), n_classes))
-        for c in range(n_classes):
-            in_c = self.index == c
-            new = strangeness(_ordered_sum(_k_smallest(D[:, in_c], self.k)),
-                              _ordered_sum(_k_smallest(D[:, ~in_c], self.k)))
-            updated = np.where(in_c, as_same, as_other)
-            P[:, c] = (np.sum(updated >= new[:, None], axis=1) + 1.0) / (len(self.X) + 1.0)
-        return P
+    def _block_p(self, Q: np.ndarray) -> np.ndarray:
+        """Eq. (3) for a block of new objects, one at a time in its augmented bag.
+
+        Under label ``c`` the new object's score is eq. (2) from its nearest distances in class
+        ``c`` and elsewhere. The count ``#{i : alpha_i >= alpha_new}`` starts from the scores
+        as they are, then corrects the training examples the new object comes close to: it
+        joins their same-class list when ``c`` is their class, their other-class list if not.
+        """
+        D = self._distances(Q)
+        near = self._nearest_by_class(D)
+        b, n_classes, _ = near.shape
+        labels = np.arange(n_classes)
+        new = np.column_stack([
+            strangeness(_ordered_sum(near[:, c]), _ordered_sum(_nearest_elsewhere(near, c)))
+            for c in labels
+        ])
+        counts = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side="left")
+        r, i, d = self._close_pairs(D)
+        as_same = strangeness(_ordered_sum(_insert(self.same[i], d)), self.other_sum[i])
+        as_other = strangeness(self.same_sum[i], _ordered_sum(_insert(self.other[i], d)))
+        updated = np.where(self.index[i, None] == labels, as_same[:, None], as_other[:, None])
+        change = (updated >= new[r]).astype(int) - (self.alpha[i, None] >= new[r])
+        np.add.at(counts, r, change)
+        return (counts + 1.0) / (len(self.alpha) + 1.0)
 
 
 def _map_blocks(func, n: int, block: int, n_jobs: int) -> list:
