@@ -438,3 +438,17 @@ def test_extra_seed_rows_feed_the_spread_and_stay_out_of_the_tables():
     read = protocol.seed_spread(name, seeds=(0, 1), ks=ks, results=rows)
     fresh = protocol.seed_spread(name, seeds=(0, 1), ks=ks)
     pd.testing.assert_frame_equal(read, fresh)
+
+
+def test_progress_tasks_cut_a_split_without_changing_its_rows():
+    """run() cuts a split with several k into one task per k plus the SVM (the progress bar's
+    steps); the rows, concatenated, are those of the uncut split."""
+    name = "shuttle-c2-vs-c4"
+    train, test = protocol.splits(name, seed=0)[0]
+    split = (name, 0, train, test, (1, 2), 0, True)
+    cut = protocol._split_tasks(split)
+    assert [task[4] for task in cut] == [(1,), (2,), ()]
+    assert [task[7] for task in cut] == [False, False, True]
+    assert [row for task in cut for row in protocol._task(task, None)] == protocol._task(split, None)
+    assert protocol._split_tasks((name, 0, train, test, (1,), 0, True)) == [
+        (name, 0, train, test, (1,), 0, True, True)]

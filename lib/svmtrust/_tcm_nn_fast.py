@@ -1,11 +1,13 @@
 """Fast backend of :class:`svmtrust.tcm_nn.TCMNearestNeighbours` (``algorithm="fast"``).
 
-The same p-values as the readable backend of :mod:`svmtrust.tcm_nn`, bit for bit, faster: the
-nearest neighbours are *selected* with single-precision matrix products (BLAS) whose rounding
-error is bounded rigorously (:func:`_error_bound`), or with an exact product on integer
-coordinates, and every distance that enters a strangeness score is then recomputed
-canonically in double precision (:func:`svmtrust.tcm_nn.paired_distances`' order). The
-training points are sorted by class, blocks run on threads with the BLAS held to one thread.
+The same p-values as the readable backend of :mod:`svmtrust.tcm_nn`, bit for bit, faster.
+:class:`FastNeighbours` is that backend with its three distance methods replaced: the
+nearest neighbours and the close pairs are *selected* with single-precision matrix products
+(BLAS) whose rounding error is bounded rigorously (:func:`_error_bound`), or with an exact
+product on integer coordinates, and every distance that enters a strangeness score is then
+recomputed canonically in double precision (:func:`svmtrust.tcm_nn.paired_distances`, the
+order of ``scipy.spatial.distance.cdist``). Blocks run on threads with the BLAS held to one
+thread.
 
 This module is private: it is reached through ``TCMNearestNeighbours(algorithm="fast")``.
 """
@@ -16,6 +18,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .tcm_nn import _map_blocks, _NeighbourLists, _paired_squared
+
 
 class _Geometry:
     """Training points prepared for approximate squared distances by one matrix product.
