@@ -368,6 +368,7 @@ def _check_finite_distances(X: np.ndarray, name: str) -> None:
 
 
 def _check_algorithm(algorithm) -> str:
+    """Return ``algorithm`` if it names a backend of :data:`ALGORITHMS`, else ``ValueError``."""
     if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm: must be one of {ALGORITHMS}, got {algorithm!r}")
     return algorithm
