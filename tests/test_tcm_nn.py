@@ -4,12 +4,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from svmtrust import datasets
 from svmtrust.conformal import p_values
 from svmtrust.experiments import parallel_map
 from svmtrust.experiments import tcm_nn as protocol
-from svmtrust.tcm_nn import TCMNearestNeighbours, paired_distances, strangeness
+from svmtrust.tcm_nn import ALGORITHMS, TCMNearestNeighbours, paired_distances, strangeness
+
 
 # --------------------------------------------------------------------------- brute force
 
@@ -72,16 +75,18 @@ def _problem(seed, n_classes, k, kind):
     return X, y, X_test
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("k", [1, 3])
 @pytest.mark.parametrize("n_classes", [2, 3, 4])
 @pytest.mark.parametrize("kind", ["gauss", "grid"])
-def test_equals_brute_force_exactly(k, n_classes, kind):
+def test_equals_brute_force_exactly(k, n_classes, kind, algorithm):
     X, y, X_test = _problem(10 * k + n_classes, n_classes, k, kind)
-    P = TCMNearestNeighbours(k=k).fit(X, y).predict_p(X_test)
+    P = TCMNearestNeighbours(k=k, algorithm=algorithm).fit(X, y).predict_p(X_test)
     assert np.array_equal(P, brute_force_p(X, y, X_test, k))
 
 
-def test_brute_force_exact_with_large_offset_and_near_ties():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_brute_force_exact_with_large_offset_and_near_ties(algorithm):
     """Coordinates near 1e6 differing in the last digits: the single-precision selection must
     still find every neighbour that matters (its error bound, not luck)."""
     rng = np.random.default_rng(3)
@@ -89,7 +94,7 @@ def test_brute_force_exact_with_large_offset_and_near_ties():
     y = np.arange(30) % 3
     X_test = 1e6 + rng.integers(0, 4, size=(4, 3)) * 1e-3
     for k in (1, 2):
-        P = TCMNearestNeighbours(k=k).fit(X, y).predict_p(X_test)
+        P = TCMNearestNeighbours(k=k, algorithm=algorithm).fit(X, y).predict_p(X_test)
         assert np.array_equal(P, brute_force_p(X, y, X_test, k))
 
 
@@ -101,12 +106,13 @@ def test_strangeness_conventions_for_zero_distances():
     assert strangeness(1.0, 4.0) == 0.25
 
 
-def test_duplicated_points():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_duplicated_points(algorithm):
     """Copies within a class, across classes, and a test object on a training point."""
     X = np.array([[0.0], [0.0], [0.0], [1.0], [1.0], [3.0], [3.0], [3.0]])
     y = np.array([0, 0, 1, 1, 1, 0, 1, 1])
     X_test = np.array([[0.0], [1.0], [3.0], [2.0]])
-    model = TCMNearestNeighbours(k=1).fit(X, y)
+    model = TCMNearestNeighbours(k=1, algorithm=algorithm).fit(X, y)
     P = model.predict_p(X_test)
     assert not np.any(np.isnan(P))
     assert np.array_equal(P, brute_force_p(X, y, X_test, 1))
@@ -160,14 +166,16 @@ def test_validity_one_test_point_per_split():
 # --------------------------------------------------------------------------- invariance
 
 
-def test_identical_results_for_any_block_size_and_threads():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_identical_results_for_any_block_size_and_threads(algorithm):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5).astype(int)
     X_test = rng.normal(size=(77, 4))
     reference = TCMNearestNeighbours(k=2, block_size=1000).fit(X, y).predict_p(X_test)
     for block_size, n_jobs in ((1, None), (7, 2), (64, -1)):
-        model = TCMNearestNeighbours(k=2, block_size=block_size, n_jobs=n_jobs).fit(X, y)
+        model = TCMNearestNeighbours(k=2, block_size=block_size, n_jobs=n_jobs,
+                                     algorithm=algorithm).fit(X, y)
         assert np.array_equal(model.predict_p(X_test), reference)
 
 
@@ -179,7 +187,7 @@ def test_sklearn_estimator_basics():
     X = rng.normal(size=(40, 2))
     y = np.where(X[:, 0] > 0, "pos", "neg")
     model = TCMNearestNeighbours(k=2, block_size=16)
-    assert model.get_params() == {"k": 2, "block_size": 16, "n_jobs": None}
+    assert model.get_params() == {"k": 2, "block_size": 16, "n_jobs": None, "algorithm": "exact"}
     twin = clone(model).set_params(k=1)
     assert twin.k == 1 and model.k == 2
     model.fit(X, y)
@@ -196,66 +204,81 @@ def test_sklearn_estimator_basics():
 
 
 def test_satimage_statlog_split_error():
-    """The figure the chapter and the pitfalls quote: 211 errors of 2000 (10.55%)."""
+    """The figure the chapter and the pitfalls quote: 211 errors of 2000 (10.55%), and the
+    two backends' p-values agree bit for bit on all 2000 test images."""
     X_train, y_train, X_test, y_test = datasets.satimage_train_test(datasets.load_satimage())
-    predicted = TCMNearestNeighbours(k=1).fit(X_train, y_train).predict(X_test)
-    assert np.sum(predicted != y_test) == 211
+    exact = TCMNearestNeighbours(k=1).fit(X_train, y_train)
+    P = exact.predict_p(X_test)
+    assert np.sum(exact.classes_[np.argmax(P, axis=1)] != y_test) == 211
+    fast = TCMNearestNeighbours(k=1, algorithm="fast").fit(X_train, y_train)
+    assert np.array_equal(fast.predict_p(X_test), P)
+    assert np.array_equal(fast.strangeness_, exact.strangeness_)
 
 
 # --------------------------------------------------------------------------- bad input
 
-X_OK = np.random.default_rng(0).normal(size=(12, 3))
-Y_OK = np.array([0, 1, 2] * 4)
+
+@pytest.mark.parametrize("method", ["predict_p", "predict", "predict_confidence", "score"])
+def test_unfitted_raises_not_fitted_error(method):
+    model = TCMNearestNeighbours()
+    args = (np.zeros((2, 3)), np.array([0, 1])) if method == "score" else (np.zeros((2, 3)),)
+    with pytest.raises(NotFittedError, match="^X: "):
+        getattr(model, method)(*args)
+    with pytest.raises(NotFittedError):
+        model.predict_set(np.zeros((2, 3)), 0.1)
 
 
-def _fitted():
-    return TCMNearestNeighbours(k=1).fit(X_OK, Y_OK)
+@parametrize_with_checks(
+    [TCMNearestNeighbours(), TCMNearestNeighbours(algorithm="fast")],
+    expected_failed_checks=lambda estimator: {
+        "check_dtype_object": "the project's rule: bad input raises ValueError (not TypeError)",
+    },
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
 
 
-def _with_nan(a):
-    a = np.array(a, dtype=float)
-    a.flat[1] = np.nan
-    return a
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_tiny_and_huge_coordinates_are_rescaled_exactly(algorithm):
+    """Near 1e-170 every squared distance underflows (every p-value would be 1) and near 1e160
+    it overflows: rescaling by a power of two gives the p-values of the unscaled data."""
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(30, 3))
+    y = np.arange(30) % 3
+    X_test = rng.normal(size=(6, 3))
+    reference = TCMNearestNeighbours(k=2, algorithm=algorithm).fit(X, y).predict_p(X_test)
+    assert np.array_equal(reference, brute_force_p(X, y, X_test, 2))
+    assert np.any(reference < 0.5)
+    for power in (-565, -300, 530):  # 2**-565 is about 1e-170, 2**530 about 3.5e159
+        s = 2.0**power
+        model = TCMNearestNeighbours(k=2, algorithm=algorithm).fit(X * s, y)
+        assert np.array_equal(model.predict_p(X_test * s), reference), power
+        assert np.array_equal(model.strangeness_,
+                              TCMNearestNeighbours(k=2).fit(X, y).strangeness_)
+    tiny = TCMNearestNeighbours(k=2, algorithm=algorithm).fit(X * 1e-170, y)
+    assert np.any(tiny.predict_p(X_test * 1e-170) < 0.5)
 
 
-BAD = [
-    # every class has 4 examples: k = 3 is the largest allowed (k + 1 per class)
-    ("k larger than the smallest class", lambda: TCMNearestNeighbours(k=5).fit(X_OK, Y_OK), "k"),
-    ("k equal to the smallest class", lambda: TCMNearestNeighbours(k=4).fit(X_OK, Y_OK), "k"),
-    ("k zero", lambda: TCMNearestNeighbours(k=0).fit(X_OK, Y_OK), "k"),
-    ("k not an integer", lambda: TCMNearestNeighbours(k=1.5).fit(X_OK, Y_OK), "k"),
-    ("single class", lambda: TCMNearestNeighbours().fit(X_OK, np.zeros(12)), "y"),
-    ("NaN label", lambda: TCMNearestNeighbours().fit(X_OK, _with_nan(Y_OK)), "y"),
-    ("labels too few", lambda: TCMNearestNeighbours().fit(X_OK, Y_OK[:-1]), "y"),
-    ("NaN in X", lambda: TCMNearestNeighbours().fit(_with_nan(X_OK), Y_OK), "X"),
-    ("X 1-D", lambda: TCMNearestNeighbours().fit(X_OK[:, 0], Y_OK), "X"),
-    ("NaN in test X", lambda: _fitted().predict_p(_with_nan(X_OK[:2])), "X"),
-    ("wrong number of features", lambda: _fitted().predict_p(X_OK[:2, :2]), "X"),
-    ("not fitted", lambda: TCMNearestNeighbours().predict_p(X_OK), "X"),
-    ("significance 0", lambda: _fitted().predict_set(X_OK[:2], 0.0), "significance"),
-    ("significance 1", lambda: _fitted().predict_set(X_OK[:2], 1.0), "significance"),
-    ("significance -0.1", lambda: _fitted().predict_set(X_OK[:2], -0.1), "significance"),
-    ("block_size 0", lambda: TCMNearestNeighbours(block_size=0).fit(X_OK, Y_OK), "block_size"),
-    ("n_jobs 0", lambda: TCMNearestNeighbours(n_jobs=0).fit(X_OK, Y_OK), "n_jobs"),
-    ("overflowing X", lambda: TCMNearestNeighbours().fit(X_OK * 1e160, Y_OK), "X"),
-]
+def test_paired_distances_match_cdist():
+    """The module's distance (scipy's cdist) adds the squares in the documented order."""
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(4)
+    for d in (1, 5, 36):
+        A = rng.normal(size=(40, d)) * rng.uniform(0.1, 10, size=d)
+        B = rng.normal(size=(30, d)) + 1e3
+        rows, cols = np.divmod(np.arange(40 * 30), 30)
+        assert np.array_equal(cdist(A, B).ravel(), paired_distances(A[rows], B[cols]))
 
 
-@pytest.mark.parametrize("case", BAD, ids=[c[0] for c in BAD])
-def test_bad_input_raises_value_error_naming_argument(case):
-    _, call, name = case
-    with pytest.raises(ValueError) as info:
-        call()
-    assert str(info.value).startswith(f"{name}:"), str(info.value)
-
-
-def test_far_test_object_is_exact():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_far_test_object_is_exact(algorithm):
     """A test object 1e17 times farther out than the training spread (double precision)."""
     rng = np.random.default_rng(8)
     X = rng.normal(size=(20, 2))
     y = np.arange(20) % 2
     X_test = np.array([[1e17, -3e17], [0.1, 0.2]])
-    P = TCMNearestNeighbours(k=2).fit(X, y).predict_p(X_test)
+    P = TCMNearestNeighbours(k=2, algorithm=algorithm).fit(X, y).predict_p(X_test)
     assert np.array_equal(P, brute_force_p(X, y, X_test, 2))
 
 
@@ -277,7 +300,8 @@ def test_protocol_region_counts_and_small_split():
     assert len(table[table["method"] == "TCM-NN region"]) == 4 * len(protocol.SIGNIFICANCE)
 
 
-def test_exact_integer_path_with_large_integers():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_exact_integer_path_with_large_integers(algorithm):
     """Integer coordinates too large for single precision: the exact product runs in double."""
     rng = np.random.default_rng(11)
     X = rng.integers(-30000, 30000, size=(24, 3)).astype(float)
@@ -285,7 +309,7 @@ def test_exact_integer_path_with_large_integers():
     y = np.arange(24) % 2
     X_test = np.vstack([X[:3] + 1, rng.integers(-30000, 30000, size=(2, 3))]).astype(float)
     for k in (1, 3):
-        P = TCMNearestNeighbours(k=k).fit(X, y).predict_p(X_test)
+        P = TCMNearestNeighbours(k=k, algorithm=algorithm).fit(X, y).predict_p(X_test)
         assert np.array_equal(P, brute_force_p(X, y, X_test, k))
 
 
@@ -404,3 +428,17 @@ def test_extra_seed_rows_feed_the_spread_and_stay_out_of_the_tables():
     read = protocol.seed_spread(name, seeds=(0, 1), ks=ks, results=rows)
     fresh = protocol.seed_spread(name, seeds=(0, 1), ks=ks)
     pd.testing.assert_frame_equal(read, fresh)
+
+
+def test_progress_tasks_cut_a_split_without_changing_its_rows():
+    """run() cuts a split with several k into one task per k plus the SVM (the progress bar's
+    steps); the rows, concatenated, are those of the uncut split."""
+    name = "shuttle-c2-vs-c4"
+    train, test = protocol.splits(name, seed=0)[0]
+    split = (name, 0, train, test, (1, 2), 0, True)
+    cut = protocol._split_tasks(split)
+    assert [task[4] for task in cut] == [(1,), (2,), ()]
+    assert [task[7] for task in cut] == [False, False, True]
+    assert [row for task in cut for row in protocol._task(task, None)] == protocol._task(split, None)
+    assert protocol._split_tasks((name, 0, train, test, (1,), 0, True)) == [
+        (name, 0, train, test, (1,), 0, True, True)]

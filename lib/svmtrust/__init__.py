@@ -9,7 +9,8 @@ One module per idea:
 - :mod:`~svmtrust.transduction`: Saunders, Gammerman & Vovk 1999, transductive SVM p-values,
   joint p-values, margin transduction.
 - :mod:`~svmtrust.tcm_nn`: Proedrou et al. 2002, the transductive confidence machine with
-  nearest neighbours.
+  nearest neighbours; :mod:`~svmtrust._tcm_nn_fast`, private, is its optional fast backend
+  (``algorithm="fast"``).
 - :mod:`~svmtrust.span`: Chapelle & Vapnik 1999, the span of support vectors, the span rule,
   exact leave-one-out, radius-margin bounds and rescaling.
 - :mod:`~svmtrust.nonconformity_selection`: Hardoon, Hussain & Shawe-Taylor 2009, model

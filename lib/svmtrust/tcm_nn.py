@@ -4,28 +4,34 @@ The strangeness of an example is eq. (2) of Proedrou, Nouretdinov, Vovk & Gammer
 sum of the distances to its ``k`` nearest neighbours of the same class divided by the sum of the
 distances to its ``k`` nearest neighbours of the other classes. For a new object and a candidate
 label, every strangeness value is computed in the bag of the training examples *augmented by
-the new example with that label*, and the p-value is eq. (3), computed by
-:func:`svmtrust.conformal.p_values` (the new example counts in its own bag).
+the new example with that label*, and the p-value is eq. (3) (the new example counts in its own
+bag, as in :func:`svmtrust.conformal.p_values`).
 
 Recomputing every strangeness value for every test object and label costs ``O(n^2)`` per
-p-value. The paper's pseudo-code, made fast here, needs only ``O(n)``: the new example changes
-the strangeness of a training example only if it comes closer to it than its current ``k``-th
-same-class (label equal to the example's) or other-class (label different) neighbour. So
-:meth:`TCMNearestNeighbours.fit` stores, for each training example, its ``k`` nearest same-class
-and other-class distances once, and a p-value needs the row of distances from the new object
-and a count.
+p-value. The paper's pseudo-code needs only ``O(n)``: the new example changes the strangeness
+of a training example only if it comes closer to it than its current ``k``-th same-class or
+other-class neighbour. So :meth:`TCMNearestNeighbours.fit` stores, for each training example,
+its ``k`` nearest same-class and other-class distances (:class:`_NeighbourLists`), and a
+p-value needs the row of distances from the new object and a count.
 
 Exactness
 ---------
-The p-values are *exactly* (bit for bit) those of a brute-force recomputation that uses the
-same distance. The distance is defined canonically: ``d(a, b) = sqrt(s)`` where ``s`` adds the
-squared coordinate differences ``(a_j - b_j)**2`` from the first feature to the last, one
-addition after another, and a sum of ``k`` distances adds them from the smallest to the
-largest. Both are deterministic functions of the two points (and symmetric), whoever computes
-them. Fast matrix products (BLAS, in single precision) are used only to *select* which pairs
-can matter, with a rigorous bound on their rounding error (:func:`_error_bound`); every value
-that enters a strangeness score is then recomputed canonically in double precision, so the
-results are the same for every block size and number of threads.
+The p-values are *exactly* (bit for bit) those of a brute-force recomputation with the same
+distance: any deterministic and symmetric distance, used for every pair, gives the same scores
+in both computations. The distance here is ``scipy.spatial.distance.cdist``'s Euclidean one,
+``sqrt`` of the squared coordinate differences added from the first feature to the last
+(:func:`paired_distances` writes that order out; the tests check that the two agree), and a
+sum of ``k`` distances adds them from the smallest to the largest.
+
+Scale
+-----
+Squared distances underflow for coordinates near ``1e-170`` (every distance would be 0 and
+every p-value 1) and overflow near ``1e160``. When the largest training coordinate lies outside
+``[2**-256, 2**256]`` the estimator multiplies every object by the power of two that brings it
+into ``[0.5, 1)``: that multiplication is exact, it multiplies every distance and every sum by
+the same power of two exactly, and leaves every ratio of eq. (2), hence every p-value,
+unchanged. Test objects so far out that their squared distances would still overflow are
+refused.
 
 Zero distances
 --------------
@@ -33,26 +39,45 @@ Duplicated points are separate examples at distance 0 from each other. The ratio
 is defined for every pair of sums (:func:`strangeness`): ``0 / 0 = 1`` (an example sitting on
 copies of its own class and of another class is as close to one as to the other, the value
 the ratio takes whenever the two sums are equal) and ``s / 0`` for ``s > 0`` is ``+inf``, as is
-a ratio that overflows; :func:`~svmtrust.conformal.p_values` ranks ``+inf`` as the strangest
-score (and equal to any other ``+inf``). No strangeness is ever NaN.
+a ratio that overflows; the count of eq. (3) ranks ``+inf`` as the strangest score (and equal
+to any other ``+inf``). No strangeness is ever NaN.
+
+Backends
+--------
+``algorithm="exact"`` (the default) runs the code of this module, written to be read.
+``algorithm="fast"`` runs the private module :mod:`svmtrust._tcm_nn_fast`, which selects the
+neighbours with single-precision matrix products under a rigorous rounding-error bound and
+recomputes the selected distances in this module's order: the same p-values, bit for bit.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import scipy.sparse
+from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
-from threadpoolctl import threadpool_limits
+from sklearn.exceptions import DataConversionWarning, NotFittedError
+from sklearn.metrics import accuracy_score
+from sklearn.utils.multiclass import type_of_target
 
 from . import conformal
-from .validation import check_array, check_class_labels, check_integer
+from .validation import check_array, check_class_labels, check_integer, check_n_jobs
 
 __all__ = ["TCMNearestNeighbours", "strangeness", "paired_distances"]
 
-#: The largest double; inputs are bounded so that squared distances cannot overflow.
+#: The largest double; test objects are bounded so that squared distances cannot overflow.
 FLOAT_MAX = float(np.finfo(np.float64).max)
+
+#: Training coordinates whose largest magnitude lies in ``[2**-SAFE_EXPONENT,
+#: 2**SAFE_EXPONENT]`` are used as they are; others are rescaled by a power of two.
+SAFE_EXPONENT = 256
+
+#: The backends of :class:`TCMNearestNeighbours`.
+ALGORITHMS = ("exact", "fast")
 
 
 # --------------------------------------------------------------------------- the score
@@ -75,10 +100,21 @@ def strangeness(same, other) -> np.ndarray:
         ``same / other``; ``0 / 0`` is 1, and a positive sum over 0 (like a ratio that
         overflows) is ``+inf``.
     """
-    same, other = np.asarray(same, dtype=np.float64), np.asarray(other, dtype=np.float64)
+    same, other = _check_sums(same, "same"), _check_sums(other, "other")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = same / other
     return np.where(other > 0, ratio, np.where(same > 0, np.inf, 1.0))
+
+
+def _check_sums(values, name: str) -> np.ndarray:
+    """Sums of distances as a float array: numbers, none NaN or negative (``+inf`` allowed)."""
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}: expected numbers ({err})") from None
+    if np.any(np.isnan(values)) or np.any(values < 0):
+        raise ValueError(f"{name}: sums of distances must be non-negative, without NaN")
+    return values
 
 
 def _ordered_sum(values) -> np.ndarray:
@@ -108,7 +144,8 @@ def paired_distances(A, B) -> np.ndarray:
     """Canonical Euclidean distances ``d(A[i], B[i])`` of paired rows.
 
     ``d(a, b) = sqrt(((a_1 - b_1)^2 + (a_2 - b_2)^2) + ...)``, the squares added from the first
-    feature to the last; the distance every strangeness value of this module is built on.
+    feature to the last: the order of ``scipy.spatial.distance.cdist``, the distance every
+    strangeness value of this module is built on.
 
     Parameters
     ----------
@@ -118,278 +155,229 @@ def paired_distances(A, B) -> np.ndarray:
     -------
     ndarray of shape (p,)
     """
-    A = check_array(A, "A", ndim=2)
-    B = check_array(B, "B", ndim=2)
+    A = _check_X(A, "A")
+    B = _check_X(B, "B")
     if A.shape != B.shape:
         raise ValueError(f"B: expected shape {A.shape}, got {B.shape}")
     pairs = np.arange(len(A))
     return np.sqrt(_paired_squared(A.T, pairs, B.T, pairs))
 
 
-# --------------------------------------------------------------------------- fast selection
+# --------------------------------------------------------------------------- the readable backend
 
 
-class _Geometry:
-    """Training points prepared for approximate squared distances by one matrix product.
-
-    With ``z = s (x - mean)`` and ``q = |z|^2``, the product of ``[z, q, 1]`` (a query row)
-    with ``[-2 z', 1, q']`` (a training row) is ``|z - z'|^2``, so one BLAS call gives a whole
-    block of approximate squared distances. The product runs in single precision, twice as
-    fast as double and half the memory; the scale ``s``, a power of two, brings every
-    training norm below 1, so nothing overflows and scaling loses nothing. Approximate values
-    are in these scaled units.
-    """
-
-    def __init__(self, X: np.ndarray):
-        self.X = X
-        self.XT = np.ascontiguousarray(X.T)
-        self.mean = X.mean(axis=0)
-        Z = X - self.mean
-        largest = float(np.sqrt(np.einsum("ij,ij->i", Z, Z).max()))
-        self.scale = float(np.ldexp(1.0, -np.frexp(largest)[1]))
-        Z *= self.scale
-        norms = np.einsum("ij,ij->i", Z, Z)
-        self.right = np.hstack([-2.0 * Z, np.ones((len(X), 1)), norms[:, None]])
-        self.right32 = self.right.astype(np.float32)
-        self.max_norm = float(norms.max())
-        self.centre = np.round(self.mean)
-        self.right_int = _integer_rows(X - self.centre, right=True)
-        self.right_int32 = None if self.right_int is None else self.right_int.astype(np.float32)
-
-    def approx(self, Q: np.ndarray) -> tuple:
-        """Approximate scaled squared distances of the rows of ``Q`` to every training point.
-
-        A query far outside the training points (a scaled norm beyond ``1e30``) would overflow
-        single precision; such a block is computed in double precision. When the training and
-        query coordinates are all integers of moderate size the product is computed in double
-        precision on integers, where every operation is exact: the values *are* the canonical
-        squared distances.
-
-        Returns
-        -------
-        A : ndarray of float32 (or float64), shape (len(Q), n)
-        bound : ndarray of shape (len(Q),)
-            :func:`_error_bound` of each row: ``|A - factor * canonical| <= bound`` entrywise.
-        factor : float
-            The units of ``A``: ``factor`` times a canonical squared distance.
-        exact : bool
-            ``A`` holds the canonical squared distances themselves (``bound`` is 0).
-        """
-        if self.right_int is not None:
-            left = _integer_rows(Q - self.centre, right=False)
-            dtype = None if left is None else _exact_dtype(left, self.right_int)
-            if dtype is not None:
-                right = self.right_int32 if dtype is np.float32 else self.right_int
-                A = left.astype(dtype) @ right.T
-                return A, np.zeros(len(Q)), 1.0, True
-        Z = (Q - self.mean) * self.scale
-        norms = np.einsum("ij,ij->i", Z, Z)
-        left = np.hstack([Z, norms[:, None], np.ones((len(Q), 1))])
-        if norms.max() < 1e30:
-            left, right = left.astype(np.float32), self.right32
-        else:
-            right = self.right
-        bound = _error_bound(norms, self.max_norm, Q.shape[1], left.dtype)
-        return left @ right.T, bound, self.scale**2, False
-
-
-def _integer_rows(Z: np.ndarray, right: bool):
-    """``[z, |z|^2, 1]`` (or ``[-2 z, 1, |z|^2]`` with ``right``) if ``Z`` is integral, else None."""
-    if not np.array_equal(Z, np.round(Z)) or np.max(np.abs(Z)) > 2.0**20:
-        return None
-    norms = np.einsum("ij,ij->i", Z, Z)[:, None]
-    ones = np.ones((len(Z), 1))
-    return np.hstack([-2.0 * Z, ones, norms] if right else [Z, norms, ones])
-
-
-def _exact_dtype(left: np.ndarray, right: np.ndarray):
-    """The narrowest float type in which ``left @ right.T`` of integer rows is exact, or None.
-
-    Every partial sum of a row product is at most ``4 d M^2`` in absolute value, ``M`` the
-    largest coordinate; single precision holds integers exactly up to ``2**24``, double up to
-    ``2**53``.
-    """
-    d = left.shape[1] - 2
-    largest = max(np.max(np.abs(left[:, :d])), np.max(np.abs(right[:, :d])) / 2)
-    total = 4.0 * (d + 1) * float(largest) ** 2
-    if total < 2.0**23:
-        return np.float32
-    return np.float64 if total < 2.0**52 else None
-
-
-def _error_bound(norms, max_norm, d, dtype=np.float32) -> np.ndarray:
-    """Bound on |approximate - canonical| scaled squared distance (see :class:`_Geometry`).
-
-    With ``u`` the unit round-off of ``dtype`` (single precision, or double for far queries)
-    and ``gamma_j = j u / (1 - j u)``, the
-    product errs by at most ``gamma_{d+2} (2 |z||z'| + q + q') <= 2 gamma_{d+2} (q + q')``
-    whatever order the BLAS adds in; rounding the norms, the centred and scaled coordinates to
-    single precision adds at most ``6 u (q + q')``, and the canonical double-precision sum
-    differs from the true distance by far less (``2 gamma_{d+2}`` in double precision). That
-    is below ``(2 d + 11) u (q + q')``; the bound takes ``8 (d + 3) u (q + max q')``, plus a
-    few smallest normal numbers for underflow.
-    """
-    info = np.finfo(dtype)
-    return 8.0 * (d + 3) * (info.eps / 2) * (norms + max_norm) + 8.0 * (d + 3) * info.tiny
-
-
-def _at_least(limit, dtype) -> np.ndarray:
-    """``limit`` in ``dtype``, rounded up, so comparing ``dtype`` values with it loses nothing."""
-    return np.nextafter(np.asarray(limit).astype(dtype), dtype.type(np.inf))
-
-
-def _nonzero(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column indices of the true entries of a C-ordered 2-D mask, row by row.
-
-    Same as ``numpy.nonzero``, many times faster on a wide mask with few true entries.
-    """
-    return np.divmod(np.flatnonzero(mask), mask.shape[1])
-
-
-def _kth_smallest(A: np.ndarray, k: int) -> np.ndarray:
-    """The ``k``-th smallest entry of each row of ``A``."""
-    if k == 1:
-        return A.min(axis=1)
-    return np.partition(A, k - 1, axis=1)[:, k - 1]
-
-
-def _k_smallest_by_group(values, groups, n_groups: int, k: int) -> np.ndarray:
-    """The ``k`` smallest ``values`` of each group, sorted: shape ``(n_groups, k)``.
-
-    Every group ``0 .. n_groups - 1`` must hold at least ``k`` values.
-    """
-    order = np.lexsort((values, groups))
-    starts = np.searchsorted(groups[order], np.arange(n_groups))
-    return values[order][starts[:, None] + np.arange(k)]
-
-
-def _class_nearest(geometry: _Geometry, Q, bounds, k: int, exclude=None) -> tuple:
-    """Canonical squared distances from each row of ``Q`` to its ``k`` nearest in every class.
-
-    Parameters
-    ----------
-    geometry : _Geometry
-        The training points, sorted by class.
-    Q : ndarray of shape (b, d)
-        Query points.
-    bounds : ndarray of shape (n_classes + 1,)
-        Class ``c`` occupies training rows ``bounds[c]:bounds[c + 1]``.
-    k : int
-    exclude : ndarray of shape (b,), optional
-        Training row each query must not count (itself, during :meth:`fit`).
-
-    Returns
-    -------
-    near : ndarray of shape (b, n_classes, k)
-        Sorted ascending.
-    approx : tuple
-        ``(A, bound, factor, exact)`` of :meth:`_Geometry.approx`.
-    QT : ndarray of shape (d, b)
-        ``Q`` transposed, for :func:`_paired_squared`.
-
-    Notes
-    -----
-    A pair is a candidate when its approximate value is within twice the error bound of the
-    row's ``k``-th smallest approximate value in the class: every pair whose canonical value
-    is among the ``k`` smallest passes, so recomputing the candidates canonically and keeping
-    the ``k`` smallest gives the exact answer.
-    """
-    A, bound, factor, exact = geometry.approx(Q)
-    QT = np.ascontiguousarray(Q.T)
-    rows = np.arange(len(Q))
-    if exclude is not None:
-        A[rows, exclude] = np.inf
-    n_classes = len(bounds) - 1
-    near = np.empty((len(Q), n_classes, k))
-    for c in range(n_classes):
-        segment = A[:, bounds[c] : bounds[c + 1]]
-        limit = _at_least(_kth_smallest(segment, k) + 2.0 * bound, A.dtype)
-        r, j = _nonzero(segment <= limit[:, None])
-        squared = _pair_values(A, exact, QT, r, geometry.XT, bounds[c] + j)
-        near[:, c, :] = _k_smallest_by_group(squared, r, len(Q), k)
-    return near, (A, bound, factor, exact), QT
-
-
-def _pair_values(A, exact: bool, QT, rows, XT, cols) -> np.ndarray:
-    """Canonical squared distances of the pairs: read off ``A`` if exact, else recomputed."""
-    if exact:
-        return A[rows, cols]
-    return _paired_squared(QT, rows, XT, cols)
+def _k_smallest(D: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` smallest entries of each row of ``D``, sorted ascending: shape (rows, k)."""
+    return np.sort(np.partition(D, k - 1, axis=1)[:, :k], axis=1)
 
 
 def _nearest_elsewhere(near: np.ndarray, own) -> np.ndarray:
-    """The ``k`` nearest (squared, sorted) among the classes other than ``own`` of each row.
+    """The ``k`` nearest distances (sorted) among the classes other than ``own``, row by row.
 
-    Parameters
-    ----------
-    near : ndarray of shape (b, n_classes, k)
-        From :func:`_class_nearest`.
-    own : ndarray of int, shape (b,)
-        Each row's own class.
+    ``near[r, c]`` holds row ``r``'s ``k`` nearest distances in class ``c`` (sorted); the ``k``
+    nearest outside class ``own[r]`` are the ``k`` smallest of the other classes' lists.
     """
     b, n_classes, k = near.shape
     pooled = near.copy()
     pooled[np.arange(b), own, :] = np.inf
-    pooled = pooled.reshape(b, n_classes * k)
-    if k == 1:
-        return pooled.min(axis=1, keepdims=True)
-    return np.sort(pooled, axis=1)[:, :k]
+    return _k_smallest(pooled.reshape(b, n_classes * k), k)
 
 
-def _sum_of_distances(squared) -> np.ndarray:
-    """Eq. (2)'s sum of the ``k`` nearest distances, from sorted squared distances (last axis)."""
-    return _ordered_sum(np.sqrt(squared))
-
-
-def _insert(squared_lists, new_squared) -> np.ndarray:
+def _insert(lists: np.ndarray, new: np.ndarray) -> np.ndarray:
     """The ``k`` smallest of each sorted list with one more value inserted, still sorted."""
-    k = squared_lists.shape[1]
-    if k == 1:
-        return np.minimum(squared_lists, new_squared[:, None])
-    return np.sort(np.column_stack([squared_lists, new_squared]), axis=1)[:, :k]
+    return np.sort(np.column_stack([lists, new]), axis=1)[:, : lists.shape[1]]
 
 
-def _sum_by_row(values: np.ndarray, rows: np.ndarray, n_rows: int) -> np.ndarray:
-    """Sum the rows of the integer matrix ``values`` by the sorted row index ``rows``."""
-    cumulative = np.zeros((len(values) + 1, values.shape[1]), dtype=values.dtype)
-    np.cumsum(values, axis=0, out=cumulative[1:])
-    ends = np.searchsorted(rows, np.arange(n_rows + 1))
-    return cumulative[ends[1:]] - cumulative[ends[:-1]]
+class _NeighbourLists:
+    """The readable backend: stored nearest distances and the ``O(n)`` update per p-value.
+
+    The training examples are kept sorted by class, so that class ``c`` is the column range
+    ``bounds[c]:bounds[c + 1]`` of a block of distances. Three methods compute distances and
+    pick neighbours (:meth:`_distances`, :meth:`_nearest_by_class`, :meth:`_close_pairs`);
+    the fast backend (:mod:`svmtrust._tcm_nn_fast`) replaces those three and nothing else.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Training objects (validated and rescaled by :class:`TCMNearestNeighbours`).
+    index : ndarray of int, shape (n,)
+        Class index of each example; every class has at least ``k + 1`` examples.
+    k : int
+    block : int
+        Rows of distances computed together.
+    n_jobs : int
+        Threads.
+
+    Attributes
+    ----------
+    same, other : ndarray of shape (n, k)
+        Each example's ``k`` nearest same-class and other-class distances, sorted (in class
+        order).
+    strangeness : ndarray of shape (n,)
+        Eq. (2) of each training example in the training bag, in the order of ``X``.
+    """
+
+    def __init__(self, X, index, k: int, block: int, n_jobs: int):
+        order = np.argsort(index, kind="stable")
+        self.X, self.index, self.k = X[order], index[order], k
+        self.bounds = np.searchsorted(self.index, np.arange(index.max() + 2))
+        n = len(X)
+        self.same, self.other = np.empty((n, k)), np.empty((n, k))
+
+        def one_block(rows: slice) -> None:
+            itself = np.arange(rows.start, rows.stop)  # an example is not its own neighbour
+            near = self._nearest_by_class(self._distances(self.X[rows], exclude=itself))
+            own = self.index[rows]
+            self.same[rows] = near[np.arange(len(own)), own]
+            self.other[rows] = _nearest_elsewhere(near, own)
+
+        self._map(one_block, n, block, n_jobs)
+        self.same_sum, self.other_sum = _ordered_sum(self.same), _ordered_sum(self.other)
+        self.alpha = strangeness(self.same_sum, self.other_sum)
+        self.alpha_sorted = np.sort(self.alpha)
+        # the lemma: a new object farther than this from example i leaves its score alone
+        self.reach = np.maximum(self.same[:, -1], self.other[:, -1])
+        self.strangeness = np.empty(n)
+        self.strangeness[order] = self.alpha
+
+    # ------------------------------------------------------------------ distances
+
+    def _distances(self, Q, exclude=None) -> np.ndarray:
+        """Distances from each row of ``Q`` to every training object; ``exclude[r]`` set to inf."""
+        D = cdist(Q, self.X)
+        if exclude is not None:
+            D[np.arange(len(Q)), exclude] = np.inf
+        return D
+
+    def _nearest_by_class(self, D) -> np.ndarray:
+        """Each row's ``k`` nearest distances in every class, sorted: shape (b, n_classes, k)."""
+        classes = zip(self.bounds[:-1], self.bounds[1:])
+        return np.stack([_k_smallest(D[:, lo:hi], self.k) for lo, hi in classes], axis=1)
+
+    def _close_pairs(self, D) -> tuple:
+        """``(r, i, d)``: every pair with ``d = D[r, i]`` below ``reach[i]`` (possibly more)."""
+        r, i = np.nonzero(D < self.reach)
+        return r, i, D[r, i]
+
+    def _map(self, func, n: int, block: int, n_jobs: int) -> list:
+        return _map_blocks(func, n, block, n_jobs)
+
+    # ------------------------------------------------------------------ p-values
+
+    def p_values(self, Q, block: int, n_jobs: int) -> np.ndarray:
+        """p-values of every candidate label for each row of ``Q``: shape (m, n_classes)."""
+        return np.vstack(self._map(lambda rows: self._block_p(Q[rows]), len(Q), block, n_jobs))
+
+    def _block_p(self, Q: np.ndarray) -> np.ndarray:
+        """Eq. (3) for a block of new objects, one at a time in its augmented bag.
+
+        Under label ``c`` the new object's score is eq. (2) from its nearest distances in class
+        ``c`` and elsewhere. The count ``#{i : alpha_i >= alpha_new}`` starts from the scores
+        as they are, then corrects the training examples the new object comes close to: it
+        joins their same-class list when ``c`` is their class, their other-class list if not.
+        """
+        D = self._distances(Q)
+        near = self._nearest_by_class(D)
+        b, n_classes, _ = near.shape
+        labels = np.arange(n_classes)
+        new = np.column_stack([
+            strangeness(_ordered_sum(near[:, c]), _ordered_sum(_nearest_elsewhere(near, c)))
+            for c in labels
+        ])
+        counts = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side="left")
+        r, i, d = self._close_pairs(D)
+        as_same = strangeness(_ordered_sum(_insert(self.same[i], d)), self.other_sum[i])
+        as_other = strangeness(self.same_sum[i], _ordered_sum(_insert(self.other[i], d)))
+        updated = np.where(self.index[i, None] == labels, as_same[:, None], as_other[:, None])
+        change = (updated >= new[r]).astype(int) - (self.alpha[i, None] >= new[r])
+        np.add.at(counts, r, change)
+        return (counts + 1.0) / (len(self.alpha) + 1.0)
 
 
 def _map_blocks(func, n: int, block: int, n_jobs: int) -> list:
     """``[func(slice) for each block of range(n)]``, in order, on ``n_jobs`` threads.
 
-    NumPy and the BLAS release the interpreter lock, so threads run the blocks in parallel;
-    the BLAS itself is held to one thread meanwhile, so that the cores are not oversubscribed
-    (a multi-threaded BLAS slows down badly on a busy machine).
+    NumPy and SciPy release the interpreter lock in the distance computations and sorts, so
+    threads run the blocks in parallel; each block writes its own rows, so the results do not
+    depend on the threads or the block size.
     """
     blocks = [slice(start, min(start + block, n)) for start in range(0, n, block)]
-    with threadpool_limits(limits=1, user_api="blas"):
-        if n_jobs == 1 or len(blocks) == 1:
-            return [func(b) for b in blocks]
-        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-            return list(pool.map(func, blocks))
+    if n_jobs == 1 or len(blocks) == 1:
+        return [func(b) for b in blocks]
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        return list(pool.map(func, blocks))
 
 
 # --------------------------------------------------------------------------- input checks
 
 
-def _check_n_jobs(n_jobs) -> int:
-    """Return the number of threads: ``None`` is 1, -1 every core; else ``ValueError``."""
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or not (
-        n_jobs >= 1 or n_jobs == -1
-    ):
-        raise ValueError(f"n_jobs: must be None, a positive integer or -1, got {n_jobs!r}")
-    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+def _check_X(X, name: str) -> np.ndarray:
+    """A finite, real, dense 2-D float array with a feature; complex and sparse are refused.
+
+    The messages carry the phrases scikit-learn's estimator checks look for.
+    """
+    if scipy.sparse.issparse(X):
+        raise ValueError(f"{name}: sparse input is not supported; pass a dense array "
+                         "(X.toarray())")
+    try:
+        X = np.asarray(X)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{name}: expected a numeric array ({err})") from None
+    if X.dtype.kind == "c":
+        raise ValueError(f"{name}: Complex data not supported; pass real coordinates")
+    if X.ndim == 1:
+        raise ValueError(f"{name}: expected a 2-D array, got a 1-D one. Reshape your data "
+                         "with X.reshape(-1, 1) (one feature) or X.reshape(1, -1) (one sample)")
+    if X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == 0:
+        raise ValueError(f"{name}: 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                         "required.")
+    return check_array(X, name, ndim=2)
+
+
+def _check_y(y, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, index)`` of class labels; a column vector is flattened with a warning."""
+    if y is None:
+        raise ValueError("y: TCMNearestNeighbours requires y to be passed, but the target y "
+                         "is None")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
+                      "flattened (y.ravel())", DataConversionWarning, stacklevel=3)
+        y = y.ravel()
+    if n == 1:
+        raise ValueError("y: one sample (n_samples = 1); TCM-NN needs two classes of at "
+                         "least two examples each")
+    classes, index = check_class_labels(y, "y", n=n)
+    if type_of_target(y) in ("continuous", "continuous-multioutput"):
+        raise ValueError("y: Unknown label type: continuous values; TCM-NN needs class labels")
+    return classes, index
+
+
+def _power_of_two_scale(X: np.ndarray) -> float:
+    """1, or the power of two that brings the largest ``|X|`` into ``[0.5, 1)`` (module notes)."""
+    largest = float(np.max(np.abs(X)))
+    if largest == 0.0 or 2.0**-SAFE_EXPONENT <= largest <= 2.0**SAFE_EXPONENT:
+        return 1.0
+    return float(np.ldexp(1.0, -np.frexp(largest)[1]))
 
 
 def _check_finite_distances(X: np.ndarray, name: str) -> None:
-    """Reject coordinates so large that squared distances would overflow."""
+    """Reject (rescaled) coordinates so large that squared distances would overflow."""
     if np.max(np.abs(X)) > np.sqrt(FLOAT_MAX / (4.0 * X.shape[1])):
         raise ValueError(f"{name}: coordinates too large: squared distances would overflow")
+
+
+def _check_algorithm(algorithm) -> str:
+    """Return ``algorithm`` if it names a backend of :data:`ALGORITHMS`, else ``ValueError``."""
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm: must be one of {ALGORITHMS}, got {algorithm!r}")
+    return algorithm
+
+
+def _threads(n_jobs) -> int:
+    """:func:`~svmtrust.validation.check_n_jobs`, with -1 as the number of cores."""
+    n_jobs = check_n_jobs(n_jobs)
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -398,10 +386,9 @@ def _check_finite_distances(X: np.ndarray, name: str) -> None:
 class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
     """Transductive confidence machine with nearest neighbours (Proedrou et al. 2002).
 
-    Strangeness eq. (2) with Euclidean distances, p-values eq. (3) through
-    :mod:`svmtrust.conformal`, every strangeness value computed in the bag augmented by the
-    new example under each candidate label, exactly, at the cost of a nearest-neighbour
-    search (see the module notes).
+    Strangeness eq. (2) with Euclidean distances, p-values eq. (3), every strangeness value
+    computed in the bag augmented by the new example under each candidate label, exactly, at
+    the cost of a nearest-neighbour search (see the module notes).
 
     Parameters
     ----------
@@ -415,6 +402,9 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
     n_jobs : int or None, default None
         Threads that process blocks in parallel: ``None`` or 1 for one, -1 for every core.
         The results do not depend on it.
+    algorithm : {"exact", "fast"}, default "exact"
+        The backend: :class:`_NeighbourLists` (this module, written to be read) or the private
+        :mod:`svmtrust._tcm_nn_fast` (single-precision selection); the same p-values.
 
     Attributes
     ----------
@@ -433,12 +423,11 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
     ['a', 'b']
     """
 
-    def __init__(self, k=1, block_size=256, n_jobs=None):
+    def __init__(self, k=1, block_size=256, n_jobs=None, algorithm="exact"):
         self.k = k
         self.block_size = block_size
         self.n_jobs = n_jobs
-
-    # ------------------------------------------------------------------ fit
+        self.algorithm = algorithm
 
     def fit(self, X, y):
         """Store each training example's ``k`` nearest same-class and other-class distances.
@@ -455,58 +444,27 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         """
         k = check_integer(self.k, "k")
         block = check_integer(self.block_size, "block_size")
-        X = check_array(X, "X", ndim=2)
-        _check_finite_distances(X, "X")
-        classes, index = check_class_labels(y, "y", n=X.shape[0])
+        n_jobs = _threads(self.n_jobs)
+        algorithm = _check_algorithm(self.algorithm)
+        X = _check_X(X, "X")
+        classes, index = _check_y(y, X.shape[0])
         counts = np.bincount(index)
         if counts.min() < k + 1:
             raise ValueError(
                 f"k: k = {k} needs at least k + 1 = {k + 1} examples in every class; "
                 f"class {classes[np.argmin(counts)]!r} has {counts.min()}"
             )
-        order = np.argsort(index, kind="stable")
-        self.classes_, self.n_features_in_ = classes, X.shape[1]
-        self._index = index[order]
-        self._bounds = np.concatenate([[0], np.cumsum(counts)])
-        self._geometry = _Geometry(X[order])
-        same, other = self._training_neighbours(k, block, _check_n_jobs(self.n_jobs))
-        self._same, self._other = same, other
-        self._same_sum, self._other_sum = _sum_of_distances(same), _sum_of_distances(other)
-        self._alpha = strangeness(self._same_sum, self._other_sum)
-        self._alpha_sorted = np.sort(self._alpha)
-        self._threshold = np.maximum(same[:, -1], other[:, -1])
-        self.strangeness_ = np.empty_like(self._alpha)
-        self.strangeness_[order] = self._alpha
-        return self
-
-    def _training_neighbours(self, k: int, block: int, n_jobs: int):
-        """Sorted squared ``k`` nearest same-class and other-class distances of each example."""
-        X, n = self._geometry.X, len(self._index)
-        same, other = np.empty((n, k)), np.empty((n, k))
-
-        def one_block(rows: slice) -> None:
-            ids = np.arange(rows.start, rows.stop)
-            near, _, _ = _class_nearest(self._geometry, X[rows], self._bounds, k, exclude=ids)
-            own = self._index[rows]
-            same[rows] = near[np.arange(len(ids)), own]
-            other[rows] = _nearest_elsewhere(near, own)
-
-        _map_blocks(one_block, n, block, n_jobs)
-        return same, other
-
-    # ------------------------------------------------------------------ p-values
-
-    def _check_X(self, X) -> np.ndarray:
-        """Validate test objects against the fitted model."""
-        if not hasattr(self, "classes_"):
-            raise ValueError("X: the model is not fitted; call fit(X, y) first")
-        X = check_array(X, "X", ndim=2)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X: has {X.shape[1]} features, the model was fitted with {self.n_features_in_}"
-            )
+        self._scale = _power_of_two_scale(X)
+        X = X * self._scale
         _check_finite_distances(X, "X")
-        return X
+        if algorithm == "fast":
+            from ._tcm_nn_fast import FastNeighbours as backend
+        else:
+            backend = _NeighbourLists
+        self._backend = backend(X, index, k, block, n_jobs)
+        self.classes_, self.n_features_in_ = classes, X.shape[1]
+        self.strangeness_ = self._backend.strangeness
+        return self
 
     def predict_p(self, X) -> np.ndarray:
         """The p-value of every candidate label for each test object (eqs. (2) and (3)).
@@ -523,68 +481,29 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         ndarray of shape (m, n_classes)
             Column ``j`` holds the p-values of the label ``classes_[j]``.
         """
-        X = self._check_X(X)
+        if not hasattr(self, "_backend"):
+            raise NotFittedError(
+                f"X: this {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
+            )
+        X = _check_X(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X: X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
+            )
+        X = X * self._scale
+        _check_finite_distances(X, "X")
         block = check_integer(self.block_size, "block_size")
-        n_jobs = _check_n_jobs(self.n_jobs)
-        return np.vstack(_map_blocks(lambda rows: self._block_p(X[rows]), len(X), block, n_jobs))
+        return self._backend.p_values(X, block, _threads(self.n_jobs))
 
-    def _block_p(self, Q: np.ndarray) -> np.ndarray:
-        """p-values of a block of test objects (see :meth:`predict_p`)."""
-        near, (A, bound, factor, exact), QT = _class_nearest(
-            self._geometry, Q, self._bounds, self.k
-        )
-        new_alpha = self._new_strangeness(near)
-        counts = self._base_counts(new_alpha)
-        limit = _at_least(factor * self._threshold + 2.0 * bound.max(), A.dtype)
-        r, i = _nonzero(A <= limit[None, :])
-        if r.size:
-            squared = _pair_values(A, exact, QT, r, self._geometry.XT, i)
-            counts += self._count_changes(r, i, squared, new_alpha, len(Q))
-        return _p_from_counts(counts, len(self._alpha))
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of :meth:`predict` on ``(X, y)`` (scikit-learn's ``score``).
 
-    def _new_strangeness(self, near: np.ndarray) -> np.ndarray:
-        """Eq. (2) of the new example under every candidate label: shape (b, n_classes)."""
-        b, n_classes, _ = near.shape
-        same = _sum_of_distances(near)
-        other = np.column_stack(
-            [
-                _sum_of_distances(_nearest_elsewhere(near, np.full(b, c)))
-                for c in range(n_classes)
-            ]
-        )
-        return strangeness(same, other)
-
-    def _base_counts(self, new_alpha: np.ndarray) -> np.ndarray:
-        """``#{i : alpha_i >= a}`` over the training scores as they are before the new example."""
-        n = len(self._alpha_sorted)
-        return n - np.searchsorted(self._alpha_sorted, new_alpha, side="left")
-
-    def _count_changes(self, r, i, squared, new_alpha, b: int) -> np.ndarray:
-        """How the counts change when training example ``i`` sees test object ``r``.
-
-        A candidate pair's example gets the new object as a same-class neighbour when the
-        label is its own and as an other-class neighbour otherwise; its updated score replaces
-        its old one in the count of ``#{alpha_i >= a_new}``.
+        ``y`` must hold one label per row of ``X`` (``ValueError`` naming ``y`` otherwise).
         """
-        as_same = strangeness(
-            _sum_of_distances(_insert(self._same[i], squared)), self._other_sum[i]
-        )
-        as_other = strangeness(
-            self._same_sum[i], _sum_of_distances(_insert(self._other[i], squared))
-        )
-        own = self._index[i]
-        labels = np.arange(new_alpha.shape[1])
-        updated = np.where(own[:, None] == labels, as_same[:, None], as_other[:, None])
-        threshold = new_alpha[r]
-        change = (updated >= threshold).astype(np.int64)
-        change -= self._alpha[i][:, None] >= threshold
-        return _sum_by_row(change, r, b)
-
-    # ------------------------------------------------------------------ predictions
-
-
-def _p_from_counts(counts: np.ndarray, n: int) -> np.ndarray:
-    """Eq. (3) p-values from the counts ``#{i <= n : alpha_i >= a_new}`` of the old examples:
-    ``(count + 1) / (n + 1)``, the new example counted in its own bag, as in
-    :func:`svmtrust.conformal.p_values`."""
-    return (counts + 1.0) / (n + 1.0)
+        predicted = self.predict(X)
+        y = np.asarray(y)
+        if y.shape != predicted.shape:
+            raise ValueError(f"y: expected {len(predicted)} labels in a 1-D array, got shape "
+                             f"{y.shape}")
+        return float(accuracy_score(y, predicted, sample_weight=sample_weight))

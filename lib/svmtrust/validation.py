@@ -191,6 +191,21 @@ def check_integer(value, name: str, low: int = 1, high: int | None = None) -> in
     return int(value)
 
 
+def check_n_jobs(n_jobs) -> int:
+    """Return ``n_jobs`` as joblib counts workers: a positive int, or -1 for every core.
+
+    ``None`` means 1. Raises ``ValueError`` naming ``n_jobs`` for anything else (0, -2,
+    floats, booleans, strings).
+    """
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)):
+        raise ValueError(f"n_jobs: must be None, a positive integer or -1, got {n_jobs!r}")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs: must be None, a positive integer or -1, got {n_jobs!r}")
+    return int(n_jobs)
+
+
 def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
     """Return a square, symmetric, positive semi-definite kernel matrix.
 

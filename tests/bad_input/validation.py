@@ -96,4 +96,9 @@ CASES = [
     (M + "check_indices", "wrong size", lambda: v.check_indices([0], "free", 3, size=2),
      "free"),
     (M + "check_indices", "2-D", lambda: v.check_indices([[0]], "free", 3), "free"),
+    (M + "check_n_jobs", "zero", lambda: v.check_n_jobs(0), "n_jobs"),
+    (M + "check_n_jobs", "minus two", lambda: v.check_n_jobs(-2), "n_jobs"),
+    (M + "check_n_jobs", "float", lambda: v.check_n_jobs(2.0), "n_jobs"),
+    (M + "check_n_jobs", "boolean", lambda: v.check_n_jobs(True), "n_jobs"),
+    (M + "check_n_jobs", "string", lambda: v.check_n_jobs("2"), "n_jobs"),
 ]

@@ -40,6 +40,11 @@ from ..validation import (check_array, check_class_labels, check_indices, check_
                           check_significance, check_table)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
+#: The protocol's functions (the constants below are data, read by the chapter).
+__all__ = ["load", "splits", "region_counts", "evaluate_split", "run", "error_table", "table1",
+           "table2", "implied_error", "table3", "error_by_k", "calibration", "seed_spread",
+           "random_split_errors", "affected_examples", "summary"]
+
 #: The SVM column: scikit-learn's ``SVC`` (libsvm) with an RBF kernel, ``gamma = 1 / (d Var)``
 #: (scikit-learn's "scale"), C = 10, one-against-one for many classes. Its features are
 #: standardised (mean 0, variance 1 on the training split) except on the digits, whose pixels
@@ -185,8 +190,10 @@ def _svm(name: str):
     return make_pipeline(StandardScaler(), SVC(**SVM))
 
 
-def evaluate_split(name: str, fold: int, train, test, ks) -> list[dict]:
+def evaluate_split(name: str, fold: int, train, test, ks, svm: bool = True) -> list[dict]:
     """TCM-NN and k-NN for every ``k`` in ``ks``, the SVM, and TCM-NN's regions (k = 1).
+
+    ``svm=False`` leaves the SVM out (:func:`run` gives it a task of its own).
 
     Returns
     -------
@@ -195,13 +202,14 @@ def evaluate_split(name: str, fold: int, train, test, ks) -> list[dict]:
         significance level (method ``"TCM-NN region"``) with :func:`region_counts`.
     """
     ks = [check_integer(k, "ks") for k in ks]
-    if not ks:
-        raise ValueError("ks: expected at least one number of neighbours")
+    if not ks and not svm:
+        raise ValueError("ks: expected at least one number of neighbours (or svm=True)")
     X, y = load(name)
     X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
     base = {"data": name, "fold": fold, "n_test": len(test)}
     rows = []
     for k in ks:
+        k = check_integer(k, "ks")
         model = TCMNearestNeighbours(k=k).fit(X_train, y_train)
         P = model.predict_p(X_test)
         predicted = model.classes_[np.argmax(P, axis=1)]
@@ -216,8 +224,9 @@ def evaluate_split(name: str, fold: int, train, test, ks) -> list[dict]:
         knn = KNeighborsClassifier(n_neighbors=k, algorithm="brute").fit(X_train, y_train)
         rows.append({**base, "method": "k-NN", "k": k,
                      "errors": int(np.sum(knn.predict(X_test) != y_test))})
-    svm_errors = int(np.sum(_svm(name).fit(X_train, y_train).predict(X_test) != y_test))
-    rows.append({**base, "method": "SVM", "k": 0, "errors": svm_errors})
+    if svm:
+        svm_errors = int(np.sum(_svm(name).fit(X_train, y_train).predict(X_test) != y_test))
+        rows.append({**base, "method": "SVM", "k": 0, "errors": svm_errors})
     return rows
 
 
@@ -225,12 +234,25 @@ def _task(task, rng) -> list[dict]:
     """Run one split (the protocol draws no randomness inside a task).
 
     A task is ``(name, fold, train, test, ks)``, or the same with ``split_seed`` and ``main``
-    appended, which are then added to every row.
+    appended, which are then added to every row, and optionally ``svm`` (default True) last.
     """
-    rows = evaluate_split(*task[:5])
+    rows = evaluate_split(*task[:5], svm=task[7] if len(task) > 7 else True)
     if len(task) > 5:
         rows = [{**row, "split_seed": task[5], "main": task[6]} for row in rows]
     return rows
+
+
+def _check_results(results) -> pd.DataFrame:
+    """The main rows of a :func:`run` table, or ``ValueError`` naming ``results``."""
+    columns = {"data", "method", "k", "errors", "n_test"}
+    if not isinstance(results, pd.DataFrame) or not columns <= set(results.columns):
+        raise ValueError(f"results: expected the DataFrame of run(), with columns {sorted(columns)}")
+    return _main_rows(results)
+
+
+def _check_data_name(results: pd.DataFrame, name) -> None:
+    if name not in set(results["data"]):
+        raise ValueError(f"name: no rows for data set {name!r} in results")
 
 
 def _main_rows(results: pd.DataFrame) -> pd.DataFrame:
@@ -239,6 +261,26 @@ def _main_rows(results: pd.DataFrame) -> pd.DataFrame:
     if "main" not in results.columns:
         return results
     return results[results["main"].astype(bool)]
+
+
+def _split_tasks(split: tuple) -> list[tuple]:
+    """One split cut into the tasks of the progress bar: one per ``k`` and one for the SVM.
+
+    On the digits one split holds seven (book) or twenty (paper) values of ``k``, each a full
+    TCM-NN fit on 4000 examples; as one task the bar would sit still through most of the run.
+    Cut this way, the rows come out in the order of the uncut split.
+    """
+    name, fold, train, test, ks, split_seed, main = split
+    if len(ks) == 1:
+        return [(*split, True)]
+    return [(name, fold, train, test, (k,), split_seed, main, False) for k in ks] + [
+        (name, fold, train, test, (), split_seed, main, True)]
+
+
+def _cost(task: tuple) -> int:
+    """Rough cost of a task: training examples times (test examples plus training examples)."""
+    n_train, n_test = len(task[2]), len(task[3])
+    return n_train * (n_train + n_test) * max(len(task[4]), 1)
 
 
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
@@ -253,7 +295,8 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     n_jobs : int
         Worker processes (one split each).
     progress : bool
-        Show a progress bar.
+        Show a progress bar: one step per split and value of ``k`` (and per SVM on the
+        digits), tasks of comparable cost on the large sets (:func:`_split_tasks`).
 
     Returns
     -------
@@ -266,21 +309,22 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     """
     scale, seed = check_scale(scale), check_seed(seed)
     names = ["satimage", "segment", *datasets.SHUTTLE_SUBSETS, *DIGITS]
-    tasks = [
+    splits_run = [
         (name, fold, train, test, FIGURE1_K[scale] if name in DIGITS else (1,), seed, True)
         for name in names
         for fold, (train, test) in enumerate(splits(name, seed))
     ]
-    tasks += [
+    splits_run += [
         ("usps_like", fold, train, test, FIGURE1_K[scale], seed + offset, False)
         for offset in SPREAD_SEEDS[scale]
         for fold, (train, test) in enumerate(splits("usps_like", seed + offset))
     ]
+    tasks = [task for split in splits_run for task in _split_tasks(split)]
     # the largest tasks first, so that the workers finish together
-    order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][4]) * len(tasks[i][2]))
+    order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
     results = parallel_map(
         _task, [tasks[i] for i in order], seed=seed, n_jobs=check_n_jobs(n_jobs),
-        desc="TCM-NN splits", progress=progress,
+        desc="TCM-NN tasks", progress=progress,
     )
     rows = [row for i in np.argsort(order) for row in results[i]]
     return pd.DataFrame(rows)
@@ -295,7 +339,7 @@ def _percent(errors, n) -> float:
 
 def error_table(results: pd.DataFrame, k: int = 1) -> pd.DataFrame:
     """Error (%) of TCM-NN, k-NN (with ``k``) and the SVM per data set, folds pooled."""
-    results = _main_rows(results)
+    results, k = _check_results(results), check_integer(k, "k")
     point = results[results["method"].isin(["TCM-NN", "k-NN", "SVM"])]
     point = point[(point["k"] == k) | (point["method"] == "SVM")]
     summed = point.groupby(["data", "method"], sort=False)[["errors", "n_test"]].sum()
@@ -362,8 +406,8 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
     for the paper's rows and ours; and ``error``, the region error measured (ours only; NaN
     for the paper, which does not report it).
     """
-    levels = [check_significance(level, "levels") for level in levels]
-    results = _main_rows(results)
+    levels = [check_significance(level, "levels") for level in np.atleast_1d(levels)]
+    results = _check_results(results)
     regions = results[(results["method"] == "TCM-NN region")
                       & results["significance"].isin(levels)]
     summed = regions.groupby(["data", "significance"], sort=False)[
@@ -397,7 +441,8 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
 
 def error_by_k(results: pd.DataFrame, name: str = "usps_like") -> pd.DataFrame:
     """Figure 1: error (%) of TCM-NN and k-NN against k on one data set."""
-    results = _main_rows(results)
+    results = _check_results(results)
+    _check_data_name(results, name)
     point = results[(results["data"] == name) & results["method"].isin(["TCM-NN", "k-NN"])]
     summed = point.groupby(["k", "method"])[["errors", "n_test"]].sum()
     return (100.0 * summed["errors"] / summed["n_test"]).unstack("method")
@@ -412,7 +457,8 @@ def calibration(results: pd.DataFrame, name: str = "usps_like") -> pd.DataFrame:
         Indexed by the confidence level ``1 - significance`` (%), columns ``correct`` (% of
         regions holding the true label) and ``n_test``.
     """
-    results = _main_rows(results)
+    results = _check_results(results)
+    _check_data_name(results, name)
     regions = results[(results["data"] == name) & (results["method"] == "TCM-NN region")]
     summed = regions.groupby("significance")[["errors", "n_test"]].sum()
     table = pd.DataFrame({
