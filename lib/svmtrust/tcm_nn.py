@@ -47,7 +47,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from threadpoolctl import threadpool_limits
 
 from . import conformal
-from .validation import check_array, check_class_labels, check_integer
+from .validation import check_array, check_class_labels, check_integer, check_n_jobs
 
 __all__ = ["TCMNearestNeighbours", "strangeness", "paired_distances"]
 
@@ -377,13 +377,8 @@ def _map_blocks(func, n: int, block: int, n_jobs: int) -> list:
 
 def _check_n_jobs(n_jobs) -> int:
     """Return the number of threads: ``None`` is 1, -1 every core; else ``ValueError``."""
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or not (
-        n_jobs >= 1 or n_jobs == -1
-    ):
-        raise ValueError(f"n_jobs: must be None, a positive integer or -1, got {n_jobs!r}")
-    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
 
 
 def _check_finite_distances(X: np.ndarray, name: str) -> None:

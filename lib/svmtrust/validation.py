@@ -14,6 +14,16 @@ import scipy.linalg
 PSD_TOL = 1e-8
 
 
+def psd_shift(K) -> float:
+    """The shift ``delta = PSD_TOL * mean(diag(K))`` within which ``K`` counts as PSD.
+
+    ``K`` passes as positive semi-definite when ``K + delta I`` has a Cholesky factor, i.e. when
+    its smallest eigenvalue exceeds ``-delta`` (:func:`check_kernel_matrix`). A zero diagonal
+    gives the smallest positive float, so the shift is never zero.
+    """
+    return PSD_TOL * max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
+
+
 def check_array(a, name: str, ndim: int) -> np.ndarray:
     """Return ``a`` as a finite float64 array of ``ndim`` dimensions.
 
@@ -175,6 +185,21 @@ def check_integer(value, name: str, low: int = 1, high: int | None = None) -> in
     return int(value)
 
 
+def check_n_jobs(n_jobs) -> int:
+    """Return ``n_jobs`` as joblib counts workers: a positive int, or -1 for every core.
+
+    ``None`` means 1. Raises ``ValueError`` naming ``n_jobs`` for anything else (0, -2,
+    floats, booleans, strings).
+    """
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)):
+        raise ValueError(f"n_jobs: must be None, a positive integer or -1, got {n_jobs!r}")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs: must be None, a positive integer or -1, got {n_jobs!r}")
+    return int(n_jobs)
+
+
 def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
     """Return a square, symmetric, positive semi-definite kernel matrix.
 
@@ -208,7 +233,7 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
     scale = max(float(np.max(np.abs(mat))), np.finfo(float).tiny)
     if np.max(np.abs(mat - mat.T)) > 1e-10 * scale:
         raise ValueError(f"{name}: kernel matrix must be symmetric")
-    delta = PSD_TOL * max(float(np.mean(np.diag(mat))), np.finfo(float).tiny)
+    delta = psd_shift(mat)
     shifted = mat + delta * np.eye(mat.shape[0])
     try:
         scipy.linalg.cholesky(shifted, lower=True, check_finite=False)

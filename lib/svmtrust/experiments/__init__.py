@@ -18,7 +18,7 @@ import joblib
 import numpy as np
 from tqdm import tqdm
 
-from ..validation import check_integer
+from ..validation import check_integer, check_n_jobs
 
 #: The chapters whose protocol exists, by module name.
 CHAPTERS = ("svm", "transduction", "tcm_nn", "nonconformity_selection", "span", "discrepancy")
@@ -39,15 +39,6 @@ def task_rng(seed: int, index: int) -> np.random.Generator:
 def check_seed(seed) -> int:
     """Return ``seed`` as a non-negative int, or raise ``ValueError`` naming ``seed``."""
     return check_integer(seed, "seed", low=0)
-
-
-def check_n_jobs(n_jobs) -> int:
-    """Return ``n_jobs`` as a positive int or -1 (all cores), or raise ``ValueError``."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)):
-        raise ValueError(f"n_jobs: must be an integer, got {n_jobs!r}")
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs: must be positive or -1, got {n_jobs!r}")
-    return int(n_jobs)
 
 
 def check_scale(scale) -> str:
