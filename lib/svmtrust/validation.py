@@ -19,7 +19,7 @@ def psd_shift(K) -> float:
 
     ``K`` passes as positive semi-definite when ``K + delta I`` has a Cholesky factor, i.e. when
     its smallest eigenvalue exceeds ``-delta`` (:func:`check_kernel_matrix`). A zero diagonal
-    gives the smallest positive float, so the shift is never zero.
+    counts as the smallest normal float, so the shift is never zero.
     """
     return PSD_TOL * max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
 
