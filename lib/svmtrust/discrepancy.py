@@ -175,8 +175,12 @@ def _pad(phi, l: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _compiled(kind, l: int):
-    """The problem ``kind(l)`` (:class:`BoundedWProblem` or :class:`EnvelopeProblem`), compiled
-    once and kept for the eight sizes used last."""
+    """``kind(l)``, compiled once and kept among the eight problems used last.
+
+    ``kind`` is :class:`BoundedWProblem` or :class:`EnvelopeProblem`. A peeling run, the
+    shuffles of :func:`maximal_discrepancy` and a protocol's grid solve one size many times,
+    and compiling costs several solves (``tests/benchmarks/test_bench_discrepancy.py``).
+    """
     return kind(l)
 
 
