@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from svmtrust import discrepancy, qp
-from svmtrust.validation import PSD_TOL, check_n_jobs, psd_shift
+from svmtrust.validation import PSD_TOL, psd_shift
 
 
 def _count_solves(monkeypatch):
