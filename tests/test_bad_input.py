@@ -32,19 +32,16 @@ PENDING = {
     "svmtrust.datasets",                                 # task D
     "svmtrust.transduction.merge_ties",                  # task D (moves to a new module)
     "svmtrust.transduction.rank_sum_",                   # task D
-    "svmtrust.discrepancy.BoundedWProblem",              # task B
-    "svmtrust.discrepancy.EnvelopeProblem",              # task B
     "svmtrust.transduction.TransductiveSVM",             # task E
     "svmtrust.nonconformity_selection.NonconformityModelSelector",  # task E
     "svmtrust.nonconformity_selection.CrossValidationSelector",     # task E
     "svmtrust.nonconformity_selection.TestMarginSelector",          # task E
     "svmtrust.conformal.ConformalClassifierMixin",                  # task E
-    "svmtrust.svm.kernel_factor",                        # the helper that owns the solvers
 }
 
 #: Public names that take no argument a caller could get wrong, with the reason.
 NO_INPUT = {
-    "svmtrust.svm.SolveError": "an exception class, raised by the library",
+    "svmtrust.qp.SolveError": "an exception class, raised by the library",
     "svmtrust.span.LeaveOneOut": "a result record built by leave_one_out",
     "svmtrust.discrepancy.Representation": "a result record built by represent",
     "svmtrust.discrepancy.PeelingRun": "a result record built by peel",

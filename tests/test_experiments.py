@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from svmtrust import experiments, validation
 from svmtrust.experiments import parallel_map, task_rng
 from svmtrust.experiments import svm as svm_protocol
 from svmtrust.experiments.__main__ import main
@@ -104,3 +105,16 @@ def test_progress_bar_shown_unless_switched_off(monkeypatch, capsys):
     parallel_map(lambda t, rng: t, range(3), desc="bar test")
     assert "bar test" not in capsys.readouterr().err
     assert not show_progress(True)
+
+
+@pytest.mark.parametrize("n_jobs, expected", [(None, 1), (1, 1), (3, 3), (-1, -1),
+                                              (np.int64(2), 2)])
+def test_check_n_jobs_counts_workers_as_joblib_does(n_jobs, expected):
+    assert experiments.check_n_jobs is validation.check_n_jobs   # one check for every caller
+    assert validation.check_n_jobs(n_jobs) == expected
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, True, "2"])
+def test_check_n_jobs_rejects_what_joblib_would_misread(n_jobs):
+    with pytest.raises(ValueError, match="^n_jobs: must be None, a positive integer or -1"):
+        validation.check_n_jobs(n_jobs)

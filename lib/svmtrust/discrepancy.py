@@ -15,19 +15,19 @@ the bound of eq. (5).
 
 Every bounded-w problem is solved exactly with cvxpy and Clarabel in a reduced form: the training
 points enter only through a factor ``Phi`` (``l x r``, ``r <= l``) of their Gram matrix, and the
-problem is compiled once per size with cvxpy Parameters, so that the many solves of a peeling run
-or of the shuffles reuse the compiled problem.
+problem is compiled once per size with cvxpy Parameters (the latest few sizes are kept), so that
+the many solves of a peeling run or of the shuffles reuse the compiled problem.
 """
 
 from __future__ import annotations
 
-import warnings
+import functools
 from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
 
-from .svm import SolveError, kernel_factor
+from . import qp
 from .validation import (
     check_array,
     check_binary_labels,
@@ -43,12 +43,6 @@ from .validation import (
 #: interior-point solution carry errors far below this, and a point exactly at ``y f(x) = -1``
 #: has ``xi = eta = 2``, so it needs no peeling.
 CRITICAL_TOL = 1e-7
-
-#: Accuracies asked of Clarabel for problem (9), tried in turn. The dual of :mod:`svmtrust.svm`
-#: is solved at :data:`~svmtrust.svm.CLARABEL_TOL` = 1e-12, but this second-order cone problem
-#: stalls near 1e-11 (Clarabel then reports "AlmostSolved", cvxpy "optimal_inaccurate"). A solve
-#: that is not "optimal" at 1e-9 is repeated at 1e-8; only if that fails too does it raise.
-BOUNDED_W_TOLS = (1e-9, 1e-8)
 
 #: Confidence level of the default delta term of eq. (5).
 DEFAULT_DELTA = 0.05
@@ -85,7 +79,7 @@ class Representation:
     """The training points in the reduced coordinates of the bounded-w problem.
 
     ``f(x_i) = Phi[i] @ z + b`` with ``||w|| = ||z||``: ``K = Phi Phi^T`` with
-    ``Phi = E Lambda^(1/2)`` (:func:`~svmtrust.svm.kernel_factor` of the Gram matrix ``K``, for
+    ``Phi = E Lambda^(1/2)`` (:func:`~svmtrust.qp.kernel_factor` of the Gram matrix ``K``, for
     the linear machine ``K = X X^T``), and the representer coefficients
     ``beta = E Lambda^(-1/2) z`` give ``K beta = Phi z`` and ``beta^T K beta = ||z||^2``. The
     linear machine's weights are ``w = X^T beta``, in the span of the training points, which
@@ -121,7 +115,7 @@ def represent(X, kernel=None) -> Representation:
     if kernel is not None and not callable(kernel):
         raise ValueError(f"kernel: expected a callable kernel(X, Z), got {kernel!r}")
     K = X @ X.T if kernel is None else check_kernel_matrix(kernel(X, X), "kernel")
-    phi = kernel_factor(K)
+    phi = qp.kernel_factor(K)
     beta = phi / np.sum(phi**2, axis=0)  # E Lambda^(-1/2): the eigenvalues kept are the norms
     return Representation(phi, beta if kernel is not None else X.T @ beta)
 
@@ -135,26 +129,25 @@ class BoundedWProblem:
 
     with ``z = w_max u``, so a removed point (``m_i = 0``) only meets ``xi_i >= 0`` and drops
     out; its slack is 0. Scaling ``z`` to the unit ball keeps Clarabel's partly absolute
-    tolerances meaningful whatever ``w_max`` is. Each solve starts Clarabel afresh (``warm_start=False``): cvxpy
-    would otherwise update the previous solver in place, and where the optimum is not unique
-    (separable data, a ball larger than needed) the point returned would depend on the order of
-    earlier solves. Every datum (``w_max A``, ``m y``, ``m``) is a
-    cvxpy Parameter and the problem is DPP, so cvxpy compiles it once.
+    tolerances meaningful whatever ``w_max`` is. Each solve starts Clarabel afresh
+    (:func:`~svmtrust.qp.solve`): cvxpy would otherwise update the previous solver in place, and
+    where the optimum is not unique (separable data, a ball larger than needed) the point
+    returned would depend on the order of earlier solves. Every datum (``w_max A``, ``m y``,
+    ``m``) is a cvxpy Parameter and the problem is DPP, so cvxpy compiles it once.
 
     Parameters
     ----------
     l : int
-        Number of points.
-    r : int
-        Number of reduced coordinates (columns of ``Phi`` are padded with zeros up to ``r``).
+        Number of points, and of reduced coordinates: a factor ``Phi`` has at most ``l``
+        columns, and fewer are padded with zeros.
     """
 
-    def __init__(self, l: int, r: int):
-        self.l, self.r = l, r
-        self.A = cp.Parameter((l, r))
+    def __init__(self, l: int):
+        self.l = l = check_integer(l, "l")
+        self.A = cp.Parameter((l, l))
         self.my = cp.Parameter(l)
         self.mask = cp.Parameter(l, nonneg=True)
-        self.z, self.b, self.xi = cp.Variable(r), cp.Variable(), cp.Variable(l, nonneg=True)
+        self.z, self.b, self.xi = cp.Variable(l), cp.Variable(), cp.Variable(l, nonneg=True)
         constraints = [
             cp.norm(self.z, 2) <= 1.0,
             self.A @ self.z + cp.multiply(self.my, self.b) >= self.mask - self.xi,
@@ -162,11 +155,11 @@ class BoundedWProblem:
         self.problem = cp.Problem(cp.Minimize(cp.sum(self.xi)), constraints)
 
     def solve(self, phi, y, w_max, mask):
-        """Solve for factor ``phi`` (l x r' with r' <= r), labels ``y`` and 0/1 ``mask``.
+        """Solve for factor ``phi`` (l x r with r <= l), labels ``y`` and 0/1 ``mask``.
 
         Returns
         -------
-        z : ndarray of shape (r',)
+        z : ndarray of shape (r,)
         b : float
 
         Raises
@@ -174,35 +167,29 @@ class BoundedWProblem:
         SolveError
             If Clarabel ends with a status other than optimal.
         """
-        padded = np.zeros((self.l, self.r))
-        padded[:, : phi.shape[1]] = phi
-        self.A.value = (w_max * mask * y)[:, None] * padded
+        self.A.value = (w_max * mask * y)[:, None] * _pad(phi, self.l)
         self.my.value = mask * y
         self.mask.value = mask.astype(float)
-        for tol in BOUNDED_W_TOLS:
-            try:
-                with warnings.catch_warnings():  # the status is checked below
-                    warnings.simplefilter("ignore", UserWarning)
-                    self.problem.solve(solver=cp.CLARABEL, warm_start=False, tol_gap_abs=tol,
-                                       tol_gap_rel=tol, tol_feas=tol, tol_ktratio=tol)
-            except cp.error.SolverError as err:
-                raise SolveError("cvxpy", "solver_error", str(err)) from err
-            if self.problem.status == cp.OPTIMAL:
-                break
-        else:
-            raise SolveError("cvxpy", self.problem.status, "bounded-w problem (9)")
+        qp.solve(self.problem, "bounded-w problem (9)", qp.CONE_TOL)
         return w_max * np.asarray(self.z.value[: phi.shape[1]], dtype=float), float(self.b.value)
 
 
-_PROBLEMS: dict = {}
+def _pad(phi, l: int) -> np.ndarray:
+    """``phi`` (l x r, r <= l) with zero columns appended up to l x l."""
+    padded = np.zeros((l, l))
+    padded[:, : phi.shape[1]] = phi
+    return padded
 
 
-def _problem(l: int, r: int) -> BoundedWProblem:
-    """The compiled :class:`BoundedWProblem` for ``l`` points, cached per process."""
-    width = max(r, 1)
-    if (l, width) not in _PROBLEMS:
-        _PROBLEMS[(l, width)] = BoundedWProblem(l, width)
-    return _PROBLEMS[(l, width)]
+@functools.lru_cache(maxsize=8)
+def _compiled(kind, l: int):
+    """``kind(l)``, compiled once and kept among the eight problems used last.
+
+    ``kind`` is :class:`BoundedWProblem` or :class:`EnvelopeProblem`. A peeling run, the
+    shuffles of :func:`maximal_discrepancy` and a protocol's grid solve one size many times,
+    and compiling costs several solves (``tests/benchmarks/test_bench_discrepancy.py``).
+    """
+    return kind(l)
 
 
 def solve_reduced(rep: Representation, y, w_max):
@@ -214,7 +201,7 @@ def solve_reduced(rep: Representation, y, w_max):
 def _margins(rep: Representation, y, w_max, mask):
     """Solve (9) on the masked points; return ``(z, b, y f(x))`` for every point."""
     l = rep.phi.shape[0]
-    z, b = _problem(l, l).solve(rep.phi, y, w_max, np.asarray(mask, dtype=float))
+    z, b = _compiled(BoundedWProblem, l).solve(rep.phi, y, w_max, np.asarray(mask, dtype=float))
     return z, b, y * (rep.phi @ z + b)
 
 
@@ -320,7 +307,7 @@ def peel(rep: Representation, y, w_max) -> PeelingRun:
     optimum: where it has several (a flat stretch of the hinge loss in ``b``, or a ball larger
     than needed), different optima can have different critical points. The library fixes the
     rule as follows: the optimum is the one Clarabel returns from a cold start at the
-    tolerances :data:`BOUNDED_W_TOLS` (deterministic for given data, but not characterised
+    tolerance :data:`~svmtrust.qp.CONE_TOL` (deterministic for given data, but not characterised
     mathematically), and among critical points with equal margins the one with the lowest
     index is removed. Statements about what peeling does should be checked on problems whose
     optima are unique (:func:`optimal_set_widths`).
@@ -577,17 +564,17 @@ class EnvelopeProblem:
     Parameters
     ----------
     l : int
-        Number of points.
-    r : int
-        Number of reduced coordinates.
+        Number of points, and of reduced coordinates (padded with zeros as in
+        :class:`BoundedWProblem`).
     """
 
-    def __init__(self, l: int, r: int):
-        self.A = cp.Parameter((l, r))
+    def __init__(self, l: int):
+        self.l = l = check_integer(l, "l")
+        self.A = cp.Parameter((l, l))
         self.y = cp.Parameter(l)
         self.v = cp.Parameter(l, nonneg=True)
         self.B = cp.Parameter(nonneg=True)
-        self.u, self.b, self.xi = cp.Variable(r), cp.Variable(), cp.Variable(l, nonneg=True)
+        self.u, self.b, self.xi = cp.Variable(l), cp.Variable(), cp.Variable(l, nonneg=True)
         constraints = [cp.norm(self.u, 2) <= 1.0, cp.abs(self.b) <= self.B,
                        self.A @ self.u + cp.multiply(self.y, self.b) >= 1.0 - self.xi]
         self.problem = cp.Problem(cp.Minimize(self.v @ self.xi), constraints)
@@ -600,30 +587,17 @@ class EnvelopeProblem:
         value : float
             The optimal value ``sum_i v_i xi_i``.
         tol : float
-            The solver tolerance reached (one of :data:`BOUNDED_W_TOLS`).
+            The solver tolerance reached (:data:`~svmtrust.qp.CONE_TOL`, or Clarabel's default
+            after a retry, see :func:`~svmtrust.qp.solve`).
 
         Raises
         ------
         SolveError
             If Clarabel ends with a status other than optimal.
         """
-        padded = np.zeros(self.A.shape)
-        padded[:, : A.shape[1]] = A
-        self.A.value, self.y.value, self.v.value, self.B.value = padded, y, v, float(B)
-        for tol in BOUNDED_W_TOLS:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UserWarning)
-                    self.problem.solve(solver=cp.CLARABEL, warm_start=False, tol_gap_abs=tol,
-                                       tol_gap_rel=tol, tol_feas=tol, tol_ktratio=tol)
-            except cp.error.SolverError as err:
-                raise SolveError("cvxpy", "solver_error", str(err)) from err
-            if self.problem.status == cp.OPTIMAL:
-                return float(self.problem.value), tol
-        raise SolveError("cvxpy", self.problem.status, "envelope problem")
-
-
-_ENVELOPES: dict = {}
+        self.A.value, self.y.value, self.v.value, self.B.value = _pad(A, self.l), y, v, float(B)
+        tol = qp.solve(self.problem, "envelope problem", qp.CONE_TOL)
+        return float(self.problem.value), tol
 
 
 def envelope_lower_bound(rep: Representation, y, w_max) -> float:
@@ -635,10 +609,7 @@ def envelope_lower_bound(rep: Representation, y, w_max) -> float:
     B = w_max * dist.max() + 1.0                         # the bias range that loses nothing
     M = w_max * dist + B                                 # |f(x_i)| <= M_i
     v = 1.0 / (1.0 + M)                                  # slope of the envelope on [-M_i, 1]
-    key = (l, max(centred.shape[1], 1))
-    if key not in _ENVELOPES:
-        _ENVELOPES[key] = EnvelopeProblem(*key)
-    value, tol = _ENVELOPES[key].solve(w_max * y[:, None] * centred, y, v, B)
+    value, tol = _compiled(EnvelopeProblem, l).solve(w_max * y[:, None] * centred, y, v, B)
     # The solver's value may exceed the true minimum by its gap tolerance: subtract a margin
     # of ten times that tolerance (absolute and relative) so that the result stays a bound.
     return max(0.0, (value - 10.0 * tol * (1.0 + abs(value))) / l)
@@ -718,9 +689,7 @@ def optimal_set_widths(X, y, w_max, slack=1e-7) -> np.ndarray:
 
     def _solve(objective, constraints):
         problem = cp.Problem(objective, constraints)
-        problem.solve(solver=cp.CLARABEL)
-        if problem.status != cp.OPTIMAL:
-            raise SolveError("cvxpy", problem.status, "optimal_set_widths")
+        qp.solve(problem, "optimal_set_widths", qp.CONE_TOL)
         return float(problem.value)
 
     best = _solve(cp.Minimize(cp.sum(xi)), feasible)

@@ -33,7 +33,8 @@ import numpy as np
 import scipy.linalg
 from scipy.optimize import brentq
 
-from .svm import SOLVERS, SolveError, fit_svm, kernel_factor
+from . import qp
+from .svm import SOLVERS, fit_svm
 from .validation import (
     check_array,
     check_binary_labels,
@@ -51,9 +52,6 @@ from .validation import (
 #: affinely dependent ones than feature space has room for): there some spans are 0, and the
 #: ridge biases a span upwards by at most ``SPAN_RIDGE * mean(diag) * ||lambda||^2``.
 SPAN_RIDGE = 1e-10
-
-#: Accuracy asked of Clarabel for the span and radius QPs.
-QP_TOL = 1e-10
 
 #: In :func:`leave_one_out`, a hard margin is first solved with the finite box
 #: ``HARD_BOX_FACTOR * max(alpha)``; if no multiplier reaches it, that solution is the
@@ -114,32 +112,11 @@ def _span_problem(G_free, alpha_free, C):
     return cp.Problem(objective, constraints), lam, par
 
 
-def _solve_qp(problem):
-    """Solve a cvxpy problem with Clarabel; raise :class:`SolveError` unless optimal.
-
-    Clarabel is asked for :data:`QP_TOL` first; if it stalls there (its "insufficient
-    progress" failure on nearly degenerate problems), the solve is repeated at Clarabel's
-    default tolerances (1e-8), and only an ``"optimal"`` status is accepted.
-    """
-    status = "solver_error"
-    for tol in (QP_TOL, None):
-        options = {} if tol is None else {
-            "tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "tol_ktratio": tol}
-        try:
-            problem.solve(solver=cp.CLARABEL, **options)
-        except cp.error.SolverError:
-            continue
-        status = problem.status
-        if status == cp.OPTIMAL:
-            return float(problem.value)
-    raise SolveError("cvxpy", status)
-
-
 def _span_qps(K, sol, constrained, points):
     """Yield ``(p, S_p^2)`` for every support vector ``p`` in ``points`` by the QP (4)-(5)."""
     support, free = sol.support, sol.free
     scale = float(np.mean(np.diag(K)[support]))
-    G = kernel_factor(K[np.ix_(support, support)] / scale)
+    G = qp.kernel_factor(K[np.ix_(support, support)] / scale)
     row = {int(i): k for k, i in enumerate(support)}
     G_free = G[[row[int(i)] for i in free]]
     problem, _, par = _span_problem(G_free, sol.alpha[free], sol.C if constrained else np.inf)
@@ -155,7 +132,8 @@ def _span_qps(K, sol, constrained, points):
             par["ratio"].value = np.ones(free.size)
             par["sign"].value = np.zeros(free.size)
             par["cap"].value = 1.0
-        yield p, scale * max(_solve_qp(problem), 0.0)
+        qp.solve(problem, f"the span QP (4)-(5) of support vector {p}")
+        yield p, scale * max(float(problem.value), 0.0)
 
 
 def span(K, sol, constrained=True) -> np.ndarray:
@@ -164,10 +142,11 @@ def span(K, sol, constrained=True) -> np.ndarray:
     ``S_p^2 = min ||phi(x_p) - sum_i lambda_i phi(x_i)||^2`` over the first-category support
     vectors ``i != p`` with ``sum_i lambda_i = 1`` and, if ``constrained``, the box
     ``0 <= alpha_i + y_i y_p alpha_p lambda_i <= C`` (eq. (4) of Chapelle & Vapnik 1999). The
-    quadratic form is written with the factor of :func:`~svmtrust.svm.kernel_factor`, and
-    Clarabel solves it to :data:`QP_TOL`. With the box, the QP is solved only for support
-    vectors where the minimiser of the relaxed problem (:func:`closed_form_coefficients`)
-    violates it; elsewhere the relaxed minimum is the constrained one.
+    quadratic form is written with the factor of :func:`~svmtrust.qp.kernel_factor`, and
+    Clarabel solves it to :data:`~svmtrust.qp.TOL` (:func:`~svmtrust.qp.solve`). With the box,
+    the QP is solved only for support vectors where the minimiser of the relaxed problem
+    (:func:`closed_form_coefficients`) violates it; elsewhere the relaxed minimum is the
+    constrained one.
 
     Parameters
     ----------
@@ -188,7 +167,7 @@ def span(K, sol, constrained=True) -> np.ndarray:
     Raises
     ------
     ValueError
-        On bad input; :class:`~svmtrust.svm.SolveError` if a QP is not solved to optimality.
+        On bad input; :class:`~svmtrust.qp.SolveError` if a QP is not solved to optimality.
     """
     K = _check_inputs(K, sol)
     constrained = check_bool(constrained, "constrained")
@@ -617,12 +596,13 @@ def radius_squared(K) -> float:
     """
     K = check_kernel_matrix(K, "K")
     scale = max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
-    F = kernel_factor(K / scale)
+    F = qp.kernel_factor(K / scale)
     beta = cp.Variable(K.shape[0], nonneg=True)
     problem = cp.Problem(
         cp.Maximize(np.diag(K) / scale @ beta - cp.sum_squares(F.T @ beta)), [cp.sum(beta) == 1]
     )
-    return scale * max(_solve_qp(problem), 0.0)
+    qp.solve(problem, "the radius QP")
+    return scale * max(float(problem.value), 0.0)
 
 
 def radius_margin_bound(K, sol) -> float:
@@ -690,11 +670,9 @@ def rescaled_radius_margin_bound(K, sol, box="origin") -> float:
     box = check_choice(box, "box", BOXES)
     n = K.shape[0]
     centred = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
-    eigvals, U = np.linalg.eigh((centred + centred.T) / 2.0)
-    keep = eigvals > np.finfo(float).eps * n * max(float(eigvals[-1]), 0.0)
-    root = np.sqrt(eigvals[keep])
-    coords = U[:, keep] * root
-    return _rescaled_norm(coords, root * (sol.coef @ U[:, keep]), box) / n
+    eigvals, U = qp.psd_eigh((centred + centred.T) / 2.0)
+    root = np.sqrt(eigvals)
+    return _rescaled_norm(U * root, root * (sol.coef @ U), box) / n
 
 
 def linear_rescaled_bound(X, sol, box="origin") -> float:
@@ -721,10 +699,8 @@ def linear_rescaled_bound(X, sol, box="origin") -> float:
     check_solution(sol, X.shape[0])
     box = check_choice(box, "box", BOXES)
     centred = X - X.mean(axis=0)
-    eigvals, u = np.linalg.eigh(centred.T @ centred)
-    keep = eigvals > np.finfo(float).eps * X.shape[0] * max(float(eigvals[-1]), 0.0)
-    w = sol.coef @ X
-    return _rescaled_norm(centred @ u[:, keep], w @ u[:, keep], box) / X.shape[0]
+    _, u = qp.psd_eigh(centred.T @ centred, n=X.shape[0])
+    return _rescaled_norm(centred @ u, (sol.coef @ X) @ u, box) / X.shape[0]
 
 
 # ----------------------------------------------------------------------------- other estimates

@@ -25,6 +25,8 @@ import scipy.sparse.csgraph
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
+from . import qp
+from .qp import SolveError, kernel_factor
 from .validation import (
     check_array,
     check_binary_labels,
@@ -57,37 +59,10 @@ HARD_MARGIN_C = 1e7
 #: Iterations allowed to one libsvm run before it fails with status ``"max_iter_reached"``.
 LIBSVM_MAX_ITER = 10_000_000
 
-#: Accuracy asked of Clarabel (absolute and relative duality gap, feasibility, KKT ratio). At its
-#: default 1e-8 a multiplier whose example lies 3e-4 inside the margin can come out 2e-4 below C;
-#: at 1e-12 the interior-point iterates reach the bound within :data:`SUPPORT_TOL` for one or
-#: two more iterations.
-CLARABEL_TOL = 1e-12
+#: Accuracy asked of Clarabel for the dual, :data:`svmtrust.qp.TOL` (the comment there says why).
+CLARABEL_TOL = qp.TOL
 
 SOLVERS = ("cvxpy", "libsvm")
-
-
-class SolveError(RuntimeError):
-    """A solver finished without an accurate optimum.
-
-    Attributes
-    ----------
-    solver : str
-        ``"cvxpy"`` or ``"libsvm"``.
-    status : str
-        The status the solver reported, e.g. ``"unbounded"`` for a hard margin on data that are
-        not separable.
-    """
-
-    def __init__(self, solver: str, status: str, detail: str = ""):
-        self.solver = solver
-        self.status = status
-        self.detail = detail
-        message = f"{solver} solve failed with status {status!r}"
-        super().__init__(f"{message}: {detail}" if detail else message)
-
-    def __reduce__(self):
-        """Pickle by the constructor's arguments, so the error crosses process boundaries."""
-        return (type(self), (self.solver, self.status, self.detail))
 
 
 @dataclass(frozen=True)
@@ -231,27 +206,6 @@ def _check_tol(tol, solver):
     if solver != "libsvm":
         raise ValueError(f"tol: applies to solver='libsvm' only, got solver={solver!r}")
     return check_positive(tol, "tol")
-
-
-def kernel_factor(K) -> np.ndarray:
-    """A matrix ``F`` with ``F @ F.T = K``, from the eigendecomposition of ``K``.
-
-    Eigenvalues that rounding made slightly negative are set to zero and the columns of zero
-    eigenvalues are dropped, so ``F`` has as many columns as ``K`` has numerical rank. Writing
-    ``x^T K x = ||F^T x||^2`` keeps the cvxpy problem provably convex without ``psd_wrap``.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        A validated positive semi-definite matrix.
-
-    Returns
-    -------
-    ndarray of shape (n, r)
-    """
-    eigvals, eigvecs = np.linalg.eigh(K)
-    keep = eigvals > np.finfo(float).eps * max(float(eigvals[-1]), 0.0) * K.shape[0]
-    return eigvecs[:, keep] * np.sqrt(eigvals[keep])
 
 
 def _check_problem(K, y, alpha):
@@ -421,18 +375,11 @@ def _solve_cvxpy(K, y, C):
         cp.Maximize(cp.sum(alpha) - 0.5 * cp.sum_squares(G @ alpha)), constraints
     )
     try:
-        problem.solve(
-            solver=cp.CLARABEL,
-            tol_gap_abs=CLARABEL_TOL,
-            tol_gap_rel=CLARABEL_TOL,
-            tol_feas=CLARABEL_TOL,
-            tol_ktratio=CLARABEL_TOL,
-        )
-    except cp.error.SolverError as err:
-        raise SolveError("cvxpy", "solver_error", str(err)) from err
-    if problem.status != cp.OPTIMAL:
-        detail = "the data are not separable" if problem.status == cp.UNBOUNDED else ""
-        raise SolveError("cvxpy", problem.status, detail)
+        qp.solve(problem, "the SVM dual")
+    except SolveError as err:
+        if err.status != cp.UNBOUNDED:
+            raise
+        raise SolveError("cvxpy", err.status, "the data are not separable") from err
     return np.asarray(alpha.value, dtype=float) / scale, problem.status
 
 

@@ -62,13 +62,13 @@ from . import conformal
 from .kernels import linear_kernel
 from .svm import SOLVERS, SUPPORT_TOL, SolveError, fit_svm
 from .validation import (
-    PSD_TOL,
     check_array,
     check_bool,
     check_C,
     check_class_labels,
     check_integer,
     check_kernel_matrix,
+    psd_shift,
 )
 
 #: Default largest number of test examples :meth:`TransductiveSVM.solve_joint` accepts: ``k``
@@ -404,7 +404,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         gram = check_kernel_matrix(self._kernel_block(X, X), "kernel")
         self.gram_ = (gram + gram.T) / 2.0
         # K + delta I = L L^T; every augmented matrix is checked through its Schur complement.
-        self.psd_shift_ = PSD_TOL * max(float(np.mean(np.diag(self.gram_))), np.finfo(float).tiny)
+        self.psd_shift_ = psd_shift(self.gram_)
         self.cholesky_ = scipy.linalg.cholesky(
             self.gram_ + self.psd_shift_ * np.eye(X.shape[0]), lower=True
         )

@@ -19,6 +19,17 @@ PSD_TOL = 1e-8
 MAX_KERNEL = 1e150
 
 
+def psd_shift(K) -> float:
+    """The shift ``delta = PSD_TOL * mean(diag(K))`` within which ``K`` counts as PSD.
+
+    ``K`` passes as positive semi-definite when ``K + delta I`` has a Cholesky factor, i.e. when
+    its smallest eigenvalue exceeds ``-delta`` (:func:`check_kernel_matrix`). A zero diagonal
+    counts as the smallest normal float, so the shift is never zero.
+    """
+    K = check_kernel_matrix(K, "K", full=False)
+    return PSD_TOL * max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
+
+
 def check_array(a, name: str, ndim: int) -> np.ndarray:
     """Return ``a`` as a finite float64 array of ``ndim`` dimensions.
 
@@ -242,7 +253,7 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
     scale = max(float(np.max(np.abs(mat))), np.finfo(float).tiny)
     if np.max(np.abs(mat - mat.T)) > 1e-10 * scale:
         raise ValueError(f"{name}: kernel matrix must be symmetric")
-    delta = PSD_TOL * max(float(np.mean(np.diag(mat))), np.finfo(float).tiny)
+    delta = psd_shift(mat)
     shifted = mat + delta * np.eye(mat.shape[0])
     try:
         scipy.linalg.cholesky(shifted, lower=True, check_finite=False)

@@ -12,7 +12,6 @@ CASES = [
     (M + "task_rng", "seed a string", lambda: e.task_rng("0", 0), "seed"),
     (M + "task_rng", "index negative", lambda: e.task_rng(0, -1), "index"),
     (M + "task_rng", "index a float", lambda: e.task_rng(0, 1.5), "index"),
-    (M + "check_n_jobs", "n_jobs -2", lambda: e.check_n_jobs(-2), "n_jobs"),
     (M + "check_scale", "scale upper case", lambda: e.check_scale("BOOK"), "scale"),
     (M + "check_scale", "scale a list", lambda: e.check_scale(["book"]), "scale"),
     (M + "parallel_map", "seed negative", lambda: e.parallel_map(ADD, [1], seed=-1), "seed"),

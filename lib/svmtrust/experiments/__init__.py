@@ -18,7 +18,7 @@ import joblib
 import numpy as np
 from tqdm import tqdm
 
-from ..validation import check_bool, check_choice, check_integer, check_seed
+from ..validation import check_bool, check_choice, check_integer, check_n_jobs, check_seed
 
 #: The chapters whose protocol exists, by module name.
 CHAPTERS = ("svm", "transduction", "tcm_nn", "nonconformity_selection", "span", "discrepancy")
@@ -35,15 +35,6 @@ def task_rng(seed: int, index: int) -> np.random.Generator:
     """
     index = check_integer(index, "index", low=0)
     return np.random.default_rng(np.random.SeedSequence(check_seed(seed), spawn_key=(index,)))
-
-
-def check_n_jobs(n_jobs) -> int:
-    """Return ``n_jobs`` as a positive int or -1 (all cores), or raise ``ValueError``."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)):
-        raise ValueError(f"n_jobs: must be an integer, got {n_jobs!r}")
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs: must be positive or -1, got {n_jobs!r}")
-    return int(n_jobs)
 
 
 def check_scale(scale) -> str:
