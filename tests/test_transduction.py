@@ -12,8 +12,8 @@ from scipy.stats import binom
 from sklearn.base import clone
 
 from svmtrust.kernels import linear_kernel, rbf_kernel
-from svmtrust.svm import SolveError, categorise, fit_svm
 from svmtrust.rank_sum import merge_ties
+from svmtrust.svm import SolveError, categorise, fit_svm
 from svmtrust.transduction import TransductiveSVM, margin_transduction
 
 RBF = functools.partial(rbf_kernel, gamma=0.5)

@@ -10,7 +10,7 @@ Examples
 --------
 >>> from svmtrust.keel import load_table, plus_minus
 >>> X, labels, note = load_table("housevotes")
->>> X.shape, plus_minus(labels, "republican").sum()
+>>> X.shape, int(plus_minus(labels, "republican").sum())
 ((232, 16), -16)
 """
 
