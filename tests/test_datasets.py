@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from svmtrust import datasets
@@ -182,19 +181,3 @@ def test_loaders_return_fresh_copies(name):
     y[:] = 7
     X2, y2, _ = load(name)
     assert _sha(X2) == before_X and _sha(y2) == before_y
-
-
-def test_missing_rows_dropped_and_text_one_hot_encoded():
-    frame = pd.DataFrame({0: ["1", "?", "3", "4"], 1: ["b", "a", "a", "c"],
-                          2: ["y", "n", "n", "y"], 3: [1.5, 2.0, 2.5, np.nan], 4: ["p"] * 4})
-    kept, note = datasets._drop_missing(frame)
-    assert len(kept) == 2 and note.startswith("2 rows with missing values dropped (of 4)")
-    frame.loc[3, 3] = 0.5
-    kept, note = datasets._drop_missing(frame)
-    assert len(kept) == 3 and note.startswith("1 rows with missing values dropped (of 4)")
-    X, _ = datasets._encode(kept.iloc[:, :-1])
-    # column 0 numeric once '?' is gone; column 1 one 0/1 column per level (a, b, c);
-    # column 2 (two levels, n and y) one indicator of y; column 3 numeric
-    np.testing.assert_array_equal(
-        X, [[1, 0, 1, 0, 1, 1.5], [3, 1, 0, 0, 0, 2.5], [4, 0, 0, 1, 1, 0.5]]
-    )

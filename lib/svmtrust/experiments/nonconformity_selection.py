@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
-from .. import conformal, datasets
+from .. import conformal, datasets, keel
 from ..kernels import rbf_kernel
 from ..nonconformity_selection import (
     BOUND_KINDS,
@@ -138,7 +138,7 @@ def _credit_integer_codes() -> tuple[np.ndarray, np.ndarray]:
 
     The same 653 complete rows and labels as :func:`svmtrust.datasets.load_credit`, 15 columns.
     """
-    frame, _ = datasets._drop_missing(datasets._read_keel("crx"))
+    frame, _ = keel.drop_missing(keel.read_table("crx"))
     columns = []
     for column in frame.columns[:-1]:
         values = frame[column]
@@ -148,7 +148,7 @@ def _credit_integer_codes() -> tuple[np.ndarray, np.ndarray]:
             levels = sorted(values.unique())
             columns.append(values.map({v: i for i, v in enumerate(levels)}).to_numpy(np.float64))
     labels = frame.iloc[:, -1].astype(str).to_numpy()
-    return np.column_stack(columns), datasets._plus_minus(labels, "positive").astype(np.float64)
+    return np.column_stack(columns), keel.plus_minus(labels, "positive").astype(np.float64)
 
 
 def outer_folds(name: str, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:

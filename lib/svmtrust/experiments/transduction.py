@@ -31,8 +31,9 @@ from threadpoolctl import ThreadpoolController
 
 from .. import conformal, datasets
 from ..kernels import polynomial_kernel
-from ..transduction import TransductiveSVM, rank_sum_p_value_mc
+from ..rank_sum import rank_sum_p_value_mc
 from ..svm import SOLVERS
+from ..transduction import TransductiveSVM
 from ..validation import (check_array, check_choice, check_integer, check_significance,
                           check_table)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
@@ -538,7 +539,7 @@ def joint_study(ks=(2, 3, 4, 5), repeats: int = 20, n: int = 100, n_draws: int =
 
     Each repeat draws ``n`` training and ``k`` test digits (2 against 7), solves the ``2^k``
     augmented SVMs, and computes every labelling's p-value exactly
-    (:func:`~svmtrust.transduction.rank_sum_p_value`) and by ``n_draws`` Monte Carlo draws.
+    (:func:`~svmtrust.rank_sum.rank_sum_p_value`) and by ``n_draws`` Monte Carlo draws.
 
     Returns
     -------
