@@ -294,3 +294,34 @@ def summary(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {"Validity (errors of one test example per training set)": validity(rows),
             "Efficiency at eps = 0.1": efficiency(rows).round(3),
             "Cost per test example and efficiency, Satellite": efficiency(rows, "cost").round(3)}
+
+
+def curves(rows: pd.DataFrame, significances) -> pd.DataFrame:
+    """Error rate and mean region size of every machine over a grid of significance levels.
+
+    Trial stage only. Returns one row per (data, machine, significance): ``error``, ``size``,
+    and ``trials``.
+    """
+    trials = rows[rows["stage"] == "trial"]
+    out = []
+    for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
+        P, true = p_matrix(group), group["true"].to_numpy()
+        for eps in significances:
+            regions = region_summary(P, true, eps, strict=_strict(machine))
+            out.append({"data": name, "machine": machine, "significance": eps,
+                        "error": regions["error"], "size": regions["size"],
+                        "trials": len(group)})
+    return pd.DataFrame(out)
+
+
+def forced(rows: pd.DataFrame) -> pd.DataFrame:
+    """Each row's forced prediction: ``correct``, ``confidence`` and ``credibility``, with ``data``
+    and ``machine`` (trial stage)."""
+    trials = rows[rows["stage"] == "trial"]
+    parts = []
+    for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
+        label, confidence, credibility = conformal.confidence_credibility(p_matrix(group))
+        parts.append(pd.DataFrame({"data": name, "machine": machine,
+                                   "correct": label == group["true"].to_numpy(),
+                                   "confidence": confidence, "credibility": credibility}))
+    return pd.concat(parts, ignore_index=True)
