@@ -153,7 +153,7 @@ def fit_split(model: SplitConformalSVM, X, y) -> int:
         if np.unique(model.calibration_codes_).size == classes.size or not model.mondrian:
             return retry
         model.set_params(seed=model.seed + 1)
-    raise RuntimeError("no split holds every class in 1000 tries")  # pragma: no cover
+    raise ValueError("y: no split of 1000 tries holds every class in both parts")
 
 
 def evaluate(name: str, train, test, seed: int) -> list[dict]:
@@ -233,6 +233,7 @@ def p_matrix(rows: pd.DataFrame) -> np.ndarray:
 
 
 def _strict(machine: str) -> bool:
+    """The region rule of ``machine``: ``p > eps`` (True) or ``p >= eps`` (:data:`NON_STRICT`)."""
     return machine not in NON_STRICT
 
 
