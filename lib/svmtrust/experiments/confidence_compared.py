@@ -326,3 +326,28 @@ def forced(rows: pd.DataFrame) -> pd.DataFrame:
                                    "correct": label == group["true"].to_numpy(),
                                    "confidence": confidence, "credibility": credibility}))
     return pd.concat(parts, ignore_index=True)
+
+
+def fuzziness_differences(rows: pd.DataFrame, pairs) -> pd.DataFrame:
+    """Paired differences of the observed fuzziness (OF) of two machines on the same trials.
+
+    Every trial gives both machines the same training set and test example, so the difference of
+    their OF (the sum of the test example's false-label p-values) is paired. Returns, per pair
+    ``(a, b)`` and data set, the mean of ``OF_a - OF_b``, its standard error and ``z`` (their
+    ratio).
+    """
+    trials = rows[rows["stage"] == "trial"]
+    parts = []
+    for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
+        P, true = p_matrix(group), group["true"].to_numpy()
+        parts.append(pd.DataFrame({"data": name, "machine": machine,
+                                   "trial": group["trial"].to_numpy(),
+                                   "of": P.sum(axis=1) - P[np.arange(true.size), true]}))
+    wide = pd.concat(parts).pivot_table(index=["data", "trial"], columns="machine", values="of")
+    out = []
+    for a, b in pairs:
+        diff = (wide[a] - wide[b]).groupby("data", sort=False)
+        stats = pd.DataFrame({"mean": diff.mean(), "se": diff.std() / np.sqrt(diff.count())})
+        stats["z"] = stats["mean"] / stats["se"]
+        out.append(stats.assign(pair=f"{a} - {b}").set_index("pair", append=True))
+    return pd.concat(out).reorder_levels(["pair", "data"])
