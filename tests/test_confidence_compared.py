@@ -295,3 +295,27 @@ def test_bad_data_name_the_argument():
 )
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)
+
+
+def test_tables_count_by_hand():
+    """validity, efficiency, curves, forced and the paired OF differences on four hand-made rows."""
+    base = {"stage": "trial", "data": "d", "n_train": 10, "test": 0, "n_classes": 2,
+            "seconds": 1.0, **{f"p{c}": np.nan for c in range(2, protocol.MAX_CLASSES)}}
+    rows = pd.DataFrame([
+        {**base, "machine": "Split", "trial": 0, "true": 0, "p0": 0.04, "p1": 0.5},
+        {**base, "machine": "Split", "trial": 1, "true": 1, "p0": 0.3, "p1": 0.9},
+        {**base, "machine": "Hardoon", "trial": 0, "true": 0, "p0": 0.05, "p1": 0.2},
+        {**base, "machine": "Hardoon", "trial": 1, "true": 1, "p0": 0.1, "p1": 0.6},
+    ])
+    validity = protocol.validity(rows)
+    assert validity.loc[("d", "Split"), "errors@0.05"] == 1       # 0.04 <= 0.05
+    assert validity.loc[("d", "Hardoon"), "errors@0.05"] == 0     # p >= eps keeps 0.05
+    eff = protocol.efficiency(rows).loc[("d", 10, "Split")]
+    assert eff["OF"] == pytest.approx((0.5 + 0.3) / 2) and eff["size"] == pytest.approx(1.5)
+    assert eff["accuracy"] == pytest.approx(0.5)
+    curve = protocol.curves(rows, [0.05])
+    assert curve.set_index("machine").loc["Split", "error"] == pytest.approx(0.5)
+    forced = protocol.forced(rows)
+    assert forced["confidence"].tolist() == pytest.approx([0.96, 0.7, 0.95, 0.9])
+    diff = protocol.fuzziness_differences(rows, [("Split", "Hardoon")])
+    assert diff.loc[("Split - Hardoon", "d"), "mean"] == pytest.approx(((0.5 - 0.2) + (0.3 - 0.1)) / 2)

@@ -8,13 +8,11 @@ kinds are used here.
   region, and the shares of empty, single-label and multi-label regions
   (:func:`region_summary`).
 * The *observed fuzziness* (their criterion OF), which needs no ``eps``: the sum of the p-values
-  of the false labels of a test example, averaged over the test examples,
-
-      OF = (1 / m) sum_i sum_{y != y_i} p_i(y).                                 (OF)
-
+  of the false labels of a test example, averaged over the ``m`` test examples, that is the mean
+  over ``i`` of the sum of ``p_i(y)`` over every label ``y`` other than the true ``y_i``.
   A small value means that the false labels get small p-values, so they leave the region early
-  as ``eps`` grows; it is the area between 0 and the mean region size over ``eps`` in (0, 1),
-  less the true label's share (:func:`observed_fuzziness`). Vovk et al. show that OF is a
+  as ``eps`` grows; it is the integral over ``eps`` in (0, 1) of the
+  number of false labels in the region (:func:`observed_fuzziness`). Vovk et al. show that OF is a
   *proper* criterion: the p-values built from the true conditional probability of the label
   minimise it.
 """
