@@ -254,7 +254,7 @@ def validity(rows: pd.DataFrame) -> pd.DataFrame:
         P, true = p_matrix(group), group["true"].to_numpy()
         record = {"data": name, "machine": machine, "trials": len(group)}
         for eps in SIGNIFICANCES:
-            errors = int(round(len(group) * conformal.error_rate(P, true, eps, _strict(machine))))
+            errors = round(len(group) * conformal.error_rate(P, true, eps, _strict(machine)))
             record[f"errors@{eps}"] = errors
             record[f"within@{eps}"] = errors <= band(len(group), eps)[1]
         out.append(record)
