@@ -11,7 +11,6 @@ from crepes.base import p_values_batch
 from scipy.stats import binom
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
 from svmtrust import conformal
 from svmtrust.efficiency import observed_fuzziness, region_summary
 from svmtrust.experiments import confidence_compared as protocol

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from svmtrust.experiments import (
     confidence_compared,
     discrepancy,

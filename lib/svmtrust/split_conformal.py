@@ -39,7 +39,13 @@ from .svm_distance import (
     own_class_strangeness,
     scaled_decisions,
 )
-from .validation import check_array, check_C, check_class_labels, check_integer, check_significance
+from .validation import (
+    check_array,
+    check_C,
+    check_class_labels,
+    check_integer,
+    check_significance,
+)
 
 #: The two p-value conventions: eq. (S) with the region ``p > eps``, or Hardoon et al.'s.
 CONVENTIONS = ("conformal", "hardoon")
@@ -55,7 +61,7 @@ def calibration_count(n: int, calibration_size) -> int:
         return default_validation_size(n)
     if isinstance(calibration_size, (float, np.floating)):
         fraction = check_significance(calibration_size, "calibration_size")
-        return check_integer(int(round(fraction * n)), "calibration_size", low=1, high=n - 2)
+        return check_integer(round(fraction * n), "calibration_size", low=1, high=n - 2)
     return check_integer(calibration_size, "calibration_size", low=1, high=n - 2)
 
 
