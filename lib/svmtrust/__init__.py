@@ -15,6 +15,12 @@ One module per idea:
 - :mod:`~svmtrust.tcm_nn`: Proedrou et al. 2002, the transductive confidence machine with
   nearest neighbours; :mod:`~svmtrust._tcm_nn_fast`, private, is its optional fast backend
   (``algorithm="fast"``).
+- :mod:`~svmtrust.svm_distance`: the SVM's distance to its hyperplane as strangeness, and the
+  full transductive machine on it (the proposal of Proedrou et al. 2002).
+- :mod:`~svmtrust.split_conformal`: split (inductive) conformal prediction around the same SVM
+  score, label-conditional or not, and Hardoon et al.'s fixed-model p-values.
+- :mod:`~svmtrust.efficiency`: criteria of efficiency of conformal regions (Vovk et al. 2016),
+  among them the observed fuzziness.
 - :mod:`~svmtrust.span`: Chapelle & Vapnik 1999, the span of support vectors, the span rule,
   exact leave-one-out, radius-margin bounds and rescaling.
 - :mod:`~svmtrust.nonconformity_selection`: Hardoon, Hussain & Shawe-Taylor 2009, model

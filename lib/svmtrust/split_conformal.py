@@ -1,0 +1,201 @@
+"""Split (inductive) conformal prediction around an SVM, and Hardoon et al.'s fixed-model p-values.
+
+Today's practice (Vovk, Gammerman & Shafer 2005, Sec. 4.1; crepes, MAPIE) trains the model once,
+on a *proper training set*, and ranks the strangeness of a test example among the strangeness
+values of a separate *calibration set*:
+
+    p(x, y) = (#{i in cal : a_i >= a(x, y)} + 1) / (q + 1),                          (S)
+
+with ``q`` calibration examples and the strangeness (D) of :mod:`svmtrust.svm_distance`, the
+negative signed distance to the SVM's hyperplane on the side of the label. Given the proper
+training set, the calibration examples and the test example are exchangeable, so (S) is valid:
+``P{p(x, y) <= eps} <= eps``. The label-conditional (Mondrian) version ranks ``a(x, c)`` among
+the calibration examples of class ``c`` only. crepes computes the same p-values
+(``crepes.base.p_values_batch(cal, test, smoothing=False)``, with ``bins`` for Mondrian); the
+tests check that they agree.
+
+Hardoon, Hussain & Shawe-Taylor (2009, Sec. 3) do the same with one fixed model and a validation
+set, but leave the test example out of its own bag, ``p = #{i : a_i >= a(x, y)} / q``, and keep
+the labels with ``p >= eps`` (their Definition 3.1): ``convention="hardoon"``. Under exact
+exchangeability without ties its error rate is ``ceil(q eps) / (q + 1)``, which can exceed
+``eps`` (``q = 33``, ``eps = 0.05``: ``2 / 34 = 0.059``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from . import conformal
+from .kernels import rbf_kernel
+from .nonconformity_selection import default_validation_size
+from .svm_distance import (
+    check_kernel_callable,
+    check_mondrian,
+    check_solver,
+    check_test_features,
+    checked_input,
+    fit_one_vs_rest,
+    own_class_strangeness,
+    scaled_decisions,
+)
+from .validation import (
+    check_array,
+    check_C,
+    check_class_labels,
+    check_integer,
+    check_significance,
+)
+
+#: The two p-value conventions: eq. (S) with the region ``p > eps``, or Hardoon et al.'s.
+CONVENTIONS = ("conformal", "hardoon")
+
+
+def calibration_count(n: int, calibration_size) -> int:
+    """Number of calibration examples out of ``n``.
+
+    ``calibration_size`` is a fraction in (0, 1), an int count in ``[1, n - 2]``, or ``"hardoon"``
+    for ``min(n / 5, 50)`` (:func:`svmtrust.nonconformity_selection.default_validation_size`).
+    """
+    if isinstance(calibration_size, str) and calibration_size == "hardoon":
+        return default_validation_size(n)
+    if isinstance(calibration_size, (float, np.floating)):
+        fraction = check_significance(calibration_size, "calibration_size")
+        return check_integer(round(fraction * n), "calibration_size", low=1, high=n - 2)
+    return check_integer(calibration_size, "calibration_size", low=1, high=n - 2)
+
+
+class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Split conformal predictor around the SVM distance score (D), eq. (S).
+
+    Parameters
+    ----------
+    kernel : callable, default :func:`svmtrust.kernels.rbf_kernel`
+    C : float, default 1.0
+    calibration_size : float, int or "hardoon", default 1/3
+        Calibration examples: a fraction of the training set, a count, or Hardoon et al.'s
+        ``min(l / 5, 50)`` (:func:`calibration_count`).
+    mondrian : bool, default False
+        Label-conditional p-values: ``a(x, c)`` ranked among calibration examples of class ``c``.
+    convention : {"conformal", "hardoon"}, default "conformal"
+        ``"conformal"``: eq. (S) and regions ``p > eps``. ``"hardoon"``: ``#{a_i >= a} / q``
+        and regions ``p >= eps`` (Hardoon et al. 2009, Sec. 3 and Definition 3.1).
+    seed : int, default 0
+        Seeds the random split into proper training and calibration sets.
+    solver : {"libsvm", "cvxpy"}
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    proper_index_, calibration_index_ : ndarray of int
+        Positions in the training set.
+    svms_ : list of SVMSolution
+        The SVM(s) of the proper training set (:func:`svmtrust.svm_distance.fit_one_vs_rest`).
+    calibration_scores_ : ndarray of shape (q,)
+        Strangeness (D) of the calibration examples under their own labels.
+    """
+
+    def __init__(self, kernel=rbf_kernel, C=1.0, calibration_size=1 / 3, mondrian=False,
+                 convention="conformal", seed=0, solver="libsvm"):
+        self.kernel = kernel
+        self.C = C
+        self.calibration_size = calibration_size
+        self.mondrian = mondrian
+        self.convention = convention
+        self.seed = seed
+        self.solver = solver
+
+    def _check_params(self) -> None:
+        """Validate the constructor's parameters."""
+        check_kernel_callable(self.kernel)
+        check_C(self.C)
+        check_solver(self.solver)
+        check_mondrian(self.mondrian)
+        if self.convention not in CONVENTIONS:
+            raise ValueError(f"convention: must be one of {CONVENTIONS}, got {self.convention!r}")
+        check_integer(self.seed, "seed", low=0)
+
+    def fit(self, X, y):
+        """Split, train the SVM(s) on the proper training set, score the calibration set.
+
+        Parameters
+        ----------
+        X : array_like of shape (l, d)
+        y : array_like of shape (l,)
+            Any labels, at least two classes, each present in the proper training set.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = checked_input(self, X, y)
+        self.classes_, codes = check_class_labels(y, "y", n=X.shape[0])
+        q = calibration_count(X.shape[0], self.calibration_size)
+        order = np.random.default_rng(self.seed).permutation(X.shape[0])
+        self.calibration_index_, self.proper_index_ = order[:q], order[q:]
+        proper = codes[self.proper_index_]
+        if np.unique(proper).size != self.classes_.size:
+            raise ValueError("y: every class needs an example in the proper training set; "
+                             f"the split with seed {self.seed} leaves a class out")
+        self.X_proper_ = X[self.proper_index_]
+        K = check_array(self.kernel(self.X_proper_, self.X_proper_), "kernel", ndim=2)
+        self.svms_ = fit_one_vs_rest(K, proper, self.classes_.size, self.C, self.solver)
+        self.calibration_codes_ = codes[self.calibration_index_]
+        self.calibration_scores_ = own_class_strangeness(
+            self._distances(X[self.calibration_index_]), self.calibration_codes_,
+            self.classes_.size)
+        return self
+
+    def _distances(self, X) -> np.ndarray:
+        """``f_j(x) / ||w_j||`` of examples under the proper-training SVM(s)."""
+        K_rows = check_array(self.kernel(X, self.X_proper_), "kernel", ndim=2)
+        return scaled_decisions(self.svms_, K_rows)
+
+    def test_scores(self, X) -> np.ndarray:
+        """Strangeness (D) of every test example under every candidate label, shape (m, n_classes).
+
+        The input of crepes' ``ConformalClassifier.predict_p`` (its ``alphas``).
+        """
+        X = check_test_features(self, X)
+        values = self._distances(X)
+        n_classes = self.classes_.size
+        return np.column_stack([
+            own_class_strangeness(values, np.full(X.shape[0], c), n_classes)
+            for c in range(n_classes)
+        ])
+
+    def predict_p(self, X) -> np.ndarray:
+        """p-values of every candidate label, shape (m, n_classes): eq. (S), or Hardoon et al.'s.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+        """
+        scores = self.test_scores(X)
+        include_new = self.convention == "conformal"
+        P = np.empty_like(scores)
+        for c in range(self.classes_.size):
+            old = self.calibration_scores_
+            if self.mondrian:
+                old = old[self.calibration_codes_ == c]
+                if old.size == 0:
+                    raise ValueError(f"y: class {self.classes_[c]!r} has no calibration example,"
+                                     " so its Mondrian p-value is undefined")
+            P[:, c] = conformal.p_values(old, scores[:, c], include_new=include_new)
+        return P
+
+    def predict_set(self, X, significance) -> np.ndarray:
+        """Regions: ``p > eps`` (``convention="conformal"``) or ``p >= eps`` (``"hardoon"``).
+
+        Returns
+        -------
+        ndarray of bool, shape (m, n_classes)
+        """
+        significance = check_significance(significance)
+        return conformal.predict_set(self.predict_p(X), significance,
+                                     strict=self.convention == "conformal")

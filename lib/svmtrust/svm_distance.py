@@ -1,0 +1,326 @@
+"""The SVM's signed distance to its hyperplane as strangeness, and a full transductive machine on it.
+
+Proedrou et al. (2002, Sec. 6) close by proposing, as strangeness for an SVM, the distance of an
+example from the separating hyperplane instead of its Lagrange multiplier (Saunders et al.
+1999). For an SVM ``f(x) = sum_j alpha_j y_j k(x_j, x) + b`` with ``||w||^2 = alpha^T Q alpha``,
+the signed distance of a labelled example to the hyperplane, on the side of its own label, is
+``y f(x) / ||w||``; the strangeness is its negative,
+
+    a(x, y) = -y f(x) / ||w||,                                                    (D)
+
+so an example deep on its own side is typical and one on the wrong side is strange. With more
+than two classes there is one SVM per class, that class against the rest, and an example of
+class ``c`` gets ``a = -f_c(x) / ||w_c||`` from the SVM of its own class, as
+:class:`svmtrust.transduction.TransductiveSVM` takes multipliers.
+
+:class:`DistanceTCM` is the full transductive machine: for each test example and candidate
+label the SVM(s) are trained on the training set plus the labelled test example, and the
+strangeness (D) of every example of that bag gives the p-value of eq. (13) of Saunders et al.
+(1999) (:func:`svmtrust.conformal.p_values`). The same score around one SVM trained once is the
+split (inductive) conformal predictor of :mod:`svmtrust.split_conformal`.
+
+**Margins from the KKT conditions.** A solver places free support vectors on the margin,
+``y f(x) = 1``, only to its tolerance, and the test example is often one of them; ranking that
+noise would decide p-values. :func:`kkt_margins` therefore sets the margin of every free
+support vector to exactly 1, clips those of non-support vectors to at least 1 and those of
+bounded ones to at most 1, as the KKT conditions state. The result is a function of the optimal
+solution, so the p-values stay valid, and ties at the margin count as equally strange.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from . import conformal
+from .kernels import rbf_kernel
+from .svm import SOLVERS, SVMSolution, fit_svm
+from .transduction import OUTSIDE_MARGIN_TOL
+from .validation import check_array, check_C, check_class_labels
+
+# --------------------------------------------------------------------------- the score
+
+
+def problem_signs(codes, c: int, n_classes: int) -> np.ndarray:
+    """Labels in {-1, +1} of the SVM of class ``c`` against the rest.
+
+    With two classes there is one SVM, class index 1 against class index 0 (``c`` is ignored).
+    """
+    target = 1 if n_classes == 2 else c
+    return np.where(np.asarray(codes) == target, 1.0, -1.0)
+
+
+def problems(n_classes: int) -> range:
+    """Class indices of the SVMs: one binary SVM, or one per class against the rest."""
+    return range(1, 2) if n_classes == 2 else range(n_classes)
+
+
+def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list[SVMSolution]:
+    """The SVMs of the strangeness (D): the binary SVM, or one per class against the rest.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix (positive semi-definite by construction, not checked again).
+    codes : ndarray of int, shape (n,)
+        Class index of each example, in ``0 .. n_classes - 1``.
+    n_classes : int
+    C : float
+    solver : {"libsvm", "cvxpy"}
+
+    Returns
+    -------
+    list of SVMSolution
+        One per element of :func:`problems`.
+    """
+    return [fit_svm(K, problem_signs(codes, c, n_classes), C, solver, check_kernel=False)
+            for c in problems(n_classes)]
+
+
+def kkt_margins(solution: SVMSolution, K_rows) -> np.ndarray:
+    """``y_i f(x_i)`` of an SVM's own training examples, set to the values the KKT conditions give.
+
+    Free support vectors get exactly 1; non-support vectors at least 1; bounded ones at most 1
+    (module notes).
+
+    Parameters
+    ----------
+    solution : SVMSolution
+    K_rows : ndarray of shape (n, n)
+        The Gram matrix of the SVM's training examples.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    margins = solution.y * solution.decision_function(K_rows)
+    alpha = solution.alpha
+    margins = np.where(alpha == 0, np.maximum(margins, 1.0), margins)
+    margins = np.where(alpha == solution.C, np.minimum(margins, 1.0), margins)
+    margins[solution.free] = 1.0
+    return margins
+
+
+def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
+    """Strangeness (D) from the signed distances of every example under every SVM.
+
+    Parameters
+    ----------
+    values : ndarray of shape (m, n_problems)
+        ``f_j(x) / ||w_j||`` of each example under each SVM of :func:`problems`.
+    codes : ndarray of int, shape (m,)
+        The class index each example is labelled with.
+    n_classes : int
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        ``-f(x) / ||w||`` for class index 1 and ``+f(x) / ||w||`` for class index 0 with two
+        classes; ``-f_c(x) / ||w_c||`` for class ``c`` otherwise.
+    """
+    codes = np.asarray(codes)
+    if n_classes == 2:
+        return np.where(codes == 1, -values[:, 0], values[:, 0])
+    return -values[np.arange(codes.size), codes]
+
+
+def scaled_decisions(solutions, K_rows) -> np.ndarray:
+    """``f_j(x) / ||w_j||`` of new examples under each SVM: shape (m, n_problems).
+
+    A hyperplane with ``w = 0`` (every multiplier zero) gives ``f / max(||w||, tiny)``.
+    """
+    return np.column_stack([
+        s.decision_function(K_rows) / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
+        for s in solutions
+    ])
+
+
+def check_kernel_callable(kernel) -> None:
+    """Raise ``ValueError`` naming ``kernel`` unless it is callable."""
+    if not callable(kernel):
+        raise ValueError(f"kernel: must be a callable kernel(X, Z), got {kernel!r}")
+
+
+def check_solver(solver) -> str:
+    """Return ``solver`` if it is one of :data:`svmtrust.svm.SOLVERS`, else raise ``ValueError``."""
+    if solver not in SOLVERS:
+        raise ValueError(f"solver: must be one of {SOLVERS}, got {solver!r}")
+    return solver
+
+
+def check_mondrian(mondrian) -> bool:
+    """Return ``mondrian`` if it is a bool, else raise ``ValueError``."""
+    if not isinstance(mondrian, (bool, np.bool_)):
+        raise ValueError(f"mondrian: must be True or False, got {mondrian!r}")
+    return bool(mondrian)
+
+
+def check_test_features(model, X) -> np.ndarray:
+    """Validate test examples against a fitted model (its ``n_features_in_``)."""
+    check_is_fitted(model, "classes_")
+    return checked_input(model, X, reset=False)
+
+
+def checked_input(model, X, y=None, reset=True):
+    """scikit-learn's input validation, its errors re-raised as ``ValueError`` naming X or y.
+
+    ``validate_data`` sets or checks ``model.n_features_in_`` (``reset``) and rejects sparse,
+    complex, non-finite and empty input; with ``reset`` a classification target ``y`` with at
+    least two classes is required. Returns ``X`` (and ``y`` when fitting) as arrays.
+    """
+    try:
+        X = validate_data(model, X, reset=reset, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"X: {err}") from None
+    if not reset:
+        return X
+    try:
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None")
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        check_consistent_length(X, y)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"y: {err}") from None
+    if np.unique(y).size < 2:
+        raise ValueError("y: needs at least two classes, got 1 class")
+    return X, y
+
+
+# --------------------------------------------------------------------------- the machine
+
+
+class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Full transductive confidence machine with the SVM's distance as strangeness.
+
+    The proposal at the end of Proedrou et al. (2002): strangeness (D) of the module notes,
+    every value computed in the SVM(s) of the training set plus the test example under each
+    candidate label, and the p-value eq. (13) of Saunders et al. (1999).
+
+    Parameters
+    ----------
+    kernel : callable, default :func:`svmtrust.kernels.rbf_kernel`
+        ``kernel(X, Z)``, e.g. ``functools.partial(rbf_kernel, gamma=0.5)``.
+    C : float, default 1.0
+        Box constraint (``numpy.inf``: hard margin).
+    solver : {"libsvm", "cvxpy"}
+    mondrian : bool, default False
+        ``True``: label-conditional p-values, the test example labelled ``c`` ranked among the
+        training examples of class ``c`` only (Vovk, Gammerman & Shafer 2005, Sec. 4.5).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    base_ : list of SVMSolution
+        The SVMs of the training set alone.
+    """
+
+    def __init__(self, kernel=rbf_kernel, C=1.0, solver="libsvm", mondrian=False):
+        self.kernel = kernel
+        self.C = C
+        self.solver = solver
+        self.mondrian = mondrian
+
+    def fit(self, X, y):
+        """Store the training set, its Gram matrix and its SVMs.
+
+        Parameters
+        ----------
+        X : array_like of shape (l, d)
+        y : array_like of shape (l,)
+            Any labels, at least two classes.
+
+        Returns
+        -------
+        self
+        """
+        check_kernel_callable(self.kernel)
+        check_C(self.C)
+        check_solver(self.solver)
+        check_mondrian(self.mondrian)
+        X, y = checked_input(self, X, y)
+        self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
+        self.X_train_ = X
+        self.gram_ = check_array(self.kernel(X, X), "kernel", ndim=2)
+        self.base_ = fit_one_vs_rest(self.gram_, self.codes_, self.classes_.size, self.C,
+                                     self.solver)
+        return self
+
+    def _augmented(self, base, gram, signs) -> tuple[SVMSolution, int]:
+        """The SVM of the augmented bag and the number of solves it took (0 or 1).
+
+        The training SVM is kept when the test example lies outside its margin by
+        :data:`svmtrust.transduction.OUTSIDE_MARGIN_TOL`: it is then optimal for the augmented
+        bag with a zero multiplier for the test example. Otherwise the bag is solved afresh.
+        """
+        n = base.alpha.size
+        if signs[n] * base.decision_function(gram[n:, :n])[0] >= 1.0 + OUTSIDE_MARGIN_TOL:
+            alpha = np.r_[base.alpha, 0.0]
+            return SVMSolution(alpha=alpha, b=base.b, y=signs, C=base.C, objective=base.objective,
+                               status=base.status, solver=base.solver,
+                               support=base.support, free=base.free, bounded=base.bounded), 0
+        return fit_svm(gram, signs, self.C, self.solver, check_kernel=False), 1
+
+    def bag_strangeness(self, gram, codes) -> np.ndarray:
+        """Strangeness (D) of every example of one labelled bag (training examples first).
+
+        Parameters
+        ----------
+        gram : ndarray of shape (l + 1, l + 1)
+            Gram matrix of the training set plus the test example.
+        codes : ndarray of int, shape (l + 1,)
+            Class indices, the test example's candidate last.
+
+        Returns
+        -------
+        strangeness : ndarray of shape (l + 1,)
+        solves : int
+            SVMs solved (the others were the training SVMs, still optimal).
+        """
+        n_classes = self.classes_.size
+        columns, solves = [], 0
+        for c, base in zip(problems(n_classes), self.base_):
+            sol, solved = self._augmented(base, gram, problem_signs(codes, c, n_classes))
+            solves += solved
+            columns.append(sol.y * kkt_margins(sol, gram)
+                           / max(np.sqrt(max(sol.w_norm_squared, 0.0)), np.finfo(float).tiny))
+        return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
+
+    def solve(self, X) -> tuple[np.ndarray, int]:
+        """p-values of every candidate label (eq. (13) on strangeness (D)) and the SVMs solved.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        P : ndarray of shape (m, n_classes)
+        solves : int
+            Augmented SVMs solved, out of ``m * n_classes * n_problems`` (the rest were skipped).
+        """
+        X = check_test_features(self, X)
+        cross = check_array(self.kernel(self.X_train_, X), "kernel", ndim=2)
+        n = self.codes_.size
+        P = np.empty((X.shape[0], self.classes_.size))
+        solves = 0
+        for i in range(X.shape[0]):
+            diag = check_array(self.kernel(X[i : i + 1], X[i : i + 1]), "kernel", ndim=2)
+            gram = np.block([[self.gram_, cross[:, i : i + 1]], [cross[:, i : i + 1].T, diag]])
+            for c in range(self.classes_.size):
+                a, solved = self.bag_strangeness(gram, np.r_[self.codes_, c])
+                solves += solved
+                old = a[:n][self.codes_ == c] if self.mondrian else a[:n]
+                P[i, c] = conformal.p_values(old, a[n])
+        return P, solves
+
+    def predict_p(self, X) -> np.ndarray:
+        """p-values of every candidate label, shape (m, n_classes): :meth:`solve`'s ``P``."""
+        return self.solve(X)[0]
