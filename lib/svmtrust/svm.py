@@ -59,7 +59,9 @@ LIBSVM_KKT_TOL = 1e-5
 #: libsvm cannot take ``C = inf``. A hard margin is solved with growing boxes up to
 #: ``HARD_MARGIN_C / s``, ``s`` the kernel's scale (the multipliers scale as 1 / K); if a
 #: multiplier still reaches that box, the exact solver decides whether the data are separable.
-HARD_MARGIN_C = 1e7
+#: At that box libsvm's stopping tolerance is ``LIBSVM_TOL * HARD_MARGIN_C = 1e-2`` in margin
+#: units; at a box 1000 times larger it stops before its first iteration.
+HARD_MARGIN_C = 1e4
 
 #: Iterations allowed to one libsvm run before it stops with status ``"max_iter_reached"``.
 LIBSVM_MAX_ITER = 10_000_000
