@@ -8,7 +8,8 @@ with labels ``y_i`` in {-1, +1} and Gram matrix ``K`` is::
 
 which is eqs. (8)-(11) of Saunders, Gammerman & Vovk (1999) when ``C = inf`` (hard margin).
 :func:`fit_svm` solves it exactly with cvxpy and Clarabel, or with libsvm through scikit-learn for
-bulk experiments, and returns an :class:`SVMSolution` whose categories of support vectors are
+bulk experiments (checked against the KKT conditions, with the exact solver as the fallback when
+libsvm stops short), and returns an :class:`SVMSolution` whose categories of support vectors are
 decided by one tolerance, :data:`SUPPORT_TOL`, whichever solver ran. The bias comes from the
 Karush-Kuhn-Tucker conditions (:func:`kkt_bias`), never from a dual variable of the solver.
 """
