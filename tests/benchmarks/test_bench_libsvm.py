@@ -5,7 +5,7 @@ The issue "The libsvm path" asks that each fit of the degenerate set (30 uniform
 take at most 10 times a direct ``SVC(kernel="precomputed")`` fit at the tolerance it ends at,
 :data:`svmtrust.svm.LIBSVM_REACHABLE_TOL` (at :data:`svmtrust.svm.LIBSVM_TOL` a direct fit
 cycles to its iteration limit). Before, half of them ran 1-3 s to that limit and raised. The ratios
-(medians of repeated fits, timed in the same run) are printed with the count of fallbacks.
+(fastest of repeated fits, timed in the same run) are printed with the count of fallbacks.
 """
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ SEEDS = range(20)
 REPEATS = 30
 
 
-def _median_times(first, second, repeats=REPEATS):
-    """Median times of two functions, called in alternation so that load hits both alike."""
+def _fastest_times(first, second, repeats=REPEATS):
+    """Fastest times of two functions, called in alternation so that load hits both alike.
+
+    A fit takes about a millisecond; load from other processes only adds to it, so the
+    fastest of the repeats measures the fit itself.
+    """
     first(), second()  # warm up caches and imports
     times = np.empty((repeats, 2))
     for row in times:
@@ -32,7 +36,7 @@ def _median_times(first, second, repeats=REPEATS):
             start = time.perf_counter()
             func()
             row[column] = time.perf_counter() - start
-    return np.median(times, axis=0)
+    return times.min(axis=0)
 
 
 def test_degenerate_set_within_ten_times_a_direct_svc_fit():
@@ -40,7 +44,7 @@ def test_degenerate_set_within_ten_times_a_direct_svc_fit():
     for seed in SEEDS:
         K, y, C = degenerate_problem(seed)
         tol = LIBSVM_REACHABLE_TOL * max(1.0, C * float(np.mean(np.diag(K))))
-        direct, path = _median_times(lambda: SVC(C=C, kernel="precomputed", tol=tol).fit(K, y),
+        direct, path = _fastest_times(lambda: SVC(C=C, kernel="precomputed", tol=tol).fit(K, y),
                                      lambda: fit_svm(K, y, C, solver="libsvm"))
         fallbacks += fit_svm(K, y, C, solver="libsvm").fallback != ""
         ratios.append(path / direct)
