@@ -588,7 +588,7 @@ def _kkt_violation(K, sol: SVMSolution) -> float:
     ``m_i = 1`` and ``alpha_i = C`` needs ``m_i <= 1`` (the complementary slackness of
     Cortes & Vapnik 1995, eq. (19)); the violation is the largest shortfall, 0 at an optimum.
     """
-    margins = sol.y * sol.decision_function(K)
+    margins = sol.y * (K @ sol.coef + sol.b)
     shortfall = np.maximum(1.0 - margins, 0.0)
     shortfall[sol.free] = np.abs(margins[sol.free] - 1.0)
     shortfall[sol.bounded] = np.maximum(margins[sol.bounded] - 1.0, 0.0)
