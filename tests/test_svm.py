@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
+from svmtrust import svm
 from svmtrust.kernels import linear_kernel
 from svmtrust.svm import (
     SUPPORT_TOL,
@@ -15,11 +16,16 @@ from svmtrust.svm import (
     kkt_bias,
 )
 
-from .problems import random_problem
+from .problems import degenerate_problem, random_problem
 
-KINDS = ("soft", "hard", "unbalanced", "duplicates", "poly", "hard_rbf")
-#: 6 kinds x 4 seeds = 24 random problems.
+KINDS = ("soft", "hard", "unbalanced", "duplicates", "poly", "hard_rbf", "degenerate", "low_rank",
+         "at_bound", "tiny_scale", "huge_scale")
+#: 11 kinds x 4 seeds = 44 random problems.
 PROBLEMS = [(kind, seed) for kind in KINDS for seed in range(4)]
+#: Kinds whose optimal multipliers need not be unique (the degenerate problems' w = 0 optimum
+#: leaves 20 free multipliers with a fixed sum), so that solvers agree on the objective, the
+#: decision function and the KKT conditions but not on the support.
+NOT_UNIQUE = ("degenerate",)
 
 
 def _pooled(sol, groups):
@@ -29,11 +35,11 @@ def _pooled(sol, groups):
 @pytest.fixture(scope="module", params=PROBLEMS, ids=[f"{k}-{s}" for k, s in PROBLEMS])
 def solved(request):
     K, y, C = random_problem(*request.param)
-    return K, y, C, fit_svm(K, y, C, "cvxpy"), fit_svm(K, y, C, "libsvm")
+    return K, y, C, fit_svm(K, y, C, "cvxpy"), fit_svm(K, y, C, "libsvm"), request.param[0]
 
 
 def test_objectives_agree(solved):
-    K, y, C, exact, fast = solved
+    K, y, C, exact, fast, _ = solved
     assert abs(exact.objective - fast.objective) <= 1e-6 * abs(fast.objective)
 
 
@@ -41,7 +47,7 @@ def test_decision_values_and_bias_agree(solved):
     """libsvm caches the kernel in single precision (Qfloat = float), so its margins carry
     errors of order 1e-7 relative to ``C * K``; on low-rank kernels (the polynomial problems)
     its free support vectors sit up to ~2e-5 off the margin, hence the tolerance 1e-4."""
-    K, y, C, exact, fast = solved
+    K, y, C, exact, fast, _ = solved
     f_exact, f_fast = exact.decision_function(K), fast.decision_function(K)
     scale = max(1.0, np.max(np.abs(f_fast)))
     assert np.max(np.abs(f_exact - f_fast)) <= 1e-4 * scale
@@ -49,7 +55,9 @@ def test_decision_values_and_bias_agree(solved):
 
 
 def test_support_sets_agree_over_distinct_points(solved):
-    K, y, C, exact, fast = solved
+    K, y, C, exact, fast, kind = solved
+    if kind in NOT_UNIQUE:
+        pytest.skip("the optimal multipliers are not unique")
     groups = duplicate_groups(K, y)
     pooled_exact, pooled_fast = _pooled(exact, groups), _pooled(fast, groups)
     scale = max(pooled_exact.max(), pooled_fast.max())
@@ -64,7 +72,7 @@ def test_support_sets_agree_over_distinct_points(solved):
 @pytest.mark.parametrize("solver", ("exact", "fast"))
 def test_kkt_conditions_hold(solved, solver):
     """An independent check of optimality: feasibility and complementary slackness."""
-    K, y, C, exact, fast = solved
+    K, y, C, exact, fast, _ = solved
     sol = exact if solver == "exact" else fast
     a = sol.alpha
     assert np.all(a >= 0) and np.all(a <= C)
@@ -80,7 +88,7 @@ def test_kkt_conditions_hold(solved, solver):
 
 
 def test_categories_partition_support(solved):
-    K, y, C, exact, _ = solved
+    K, y, C, exact, *_ = solved
     assert np.array_equal(np.union1d(exact.free, exact.bounded), exact.support)
     assert np.intersect1d(exact.free, exact.bounded).size == 0
     assert np.all(exact.alpha[exact.bounded] == C)
@@ -88,7 +96,7 @@ def test_categories_partition_support(solved):
 
 
 def test_w_norm_from_dual_value(solved):
-    K, y, C, exact, _ = solved
+    K, y, C, exact, *_ = solved
     coef = exact.coef
     assert exact.w_norm_squared == pytest.approx(coef @ K @ coef, rel=1e-9, abs=1e-12)
 
@@ -154,7 +162,9 @@ def test_hard_margin_on_non_separable_data_raises(solver):
     with pytest.raises(SolveError) as info:
         fit_svm(linear_kernel(X), y, np.inf, solver)
     assert info.value.status == "unbounded"
-    assert "unbounded" in str(info.value)
+    assert "unbounded" in str(info.value) and "not separable" in str(info.value)
+    if solver == "libsvm":  # libsvm's boxes suspected it, the exact solver confirmed it
+        assert "largest box" in str(info.value) and "cvxpy" in str(info.value)
 
 
 def test_soft_margin_on_same_data_succeeds():
@@ -191,3 +201,122 @@ def test_loose_libsvm_tolerance_is_libsvm_default(kind, seed):
     exact = fit_svm(K, y, C, "cvxpy")
     assert loose.objective <= exact.objective + 1e-9 * abs(exact.objective)
     assert exact.objective - loose.objective <= 1e-3 * C * len(y)
+
+
+# --------------------------------------------------------------------------- the libsvm path
+
+
+def _margin_violation(K, sol):
+    """Largest KKT violation in margin units, written out independently of the library."""
+    margins = sol.y * (K @ (sol.alpha * sol.y) + sol.b)
+    zero, at_c = sol.alpha == 0, sol.alpha == sol.C
+    free = ~zero & ~at_c
+    return max(np.max(1 - margins[zero], initial=0), np.max(np.abs(margins[free] - 1), initial=0),
+               np.max(margins[at_c] - 1, initial=0))
+
+
+def test_degenerate_set_is_solved_by_libsvm_itself():
+    """The issue's problems (w = 0 at the optimum for most seeds): at LIBSVM_TOL = 1e-9 alone
+    six of the first ten ran to the iteration limit and raised; with the second run at
+    LIBSVM_REACHABLE_TOL libsvm answers every one, with no fallback, on the exact optimum."""
+    for seed in range(20):
+        K, y, C = degenerate_problem(seed)
+        fast, exact = fit_svm(K, y, C, "libsvm"), fit_svm(K, y, C, "cvxpy")
+        assert (fast.solver, fast.fallback) == ("libsvm", ""), seed
+        assert fast.objective == pytest.approx(exact.objective, rel=1e-9)
+        assert np.allclose(fast.decision_function(K), exact.decision_function(K), atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ("soft", "degenerate"))
+@pytest.mark.parametrize("factor", (1e-50, 1e40))
+def test_extreme_kernel_scales_give_the_same_svm(kind, factor):
+    """K times 1e-50 underflows a single-precision cache and K times 1e40 overflows it; the
+    same problem (C divided by the factor) must give the same decision function, multipliers
+    divided by the factor and, where the optimum is unique, the same support."""
+    K, y, C = random_problem(kind, 0)
+    plain = fit_svm(K, y, C, "libsvm")
+    scaled = fit_svm(K * factor, y, C / factor, "libsvm")
+    assert scaled.solver == "libsvm"
+    assert np.allclose(scaled.decision_function(K * factor), plain.decision_function(K),
+                       atol=1e-5)
+    assert scaled.objective * factor == pytest.approx(plain.objective, rel=1e-6)
+    if kind not in NOT_UNIQUE:
+        assert np.allclose(scaled.alpha * factor, plain.alpha, rtol=1e-4, atol=1e-9 * C)
+        assert np.array_equal(scaled.free, plain.free)
+        assert np.array_equal(scaled.bounded, plain.bounded)
+
+
+def test_power_of_two_kernel_scale_leaves_libsvm_arithmetic_unchanged():
+    """libsvm runs on K / s with s a power of two, so K and 4 K (with C / 4) are the same run."""
+    K, y, C = random_problem("poly", 1)
+    plain, scaled = fit_svm(K, y, C, "libsvm"), fit_svm(4 * K, y, C / 4, "libsvm")
+    assert np.array_equal(scaled.alpha * 4, plain.alpha)
+    assert scaled.n_iter == plain.n_iter
+
+
+def test_fallback_when_libsvm_reaches_its_iteration_limit(monkeypatch):
+    K, y, C = degenerate_problem(0)
+    monkeypatch.setattr(svm, "LIBSVM_MAX_ITER", 3)
+    sol = fit_svm(K, y, C, "libsvm")
+    # the accurate run stops at its budget, the run at the reachable tolerance after 3
+    assert (sol.solver, sol.fallback) == ("cvxpy", "max_iter_reached")
+    assert sol.n_iter == svm.LIBSVM_ACCURATE_ITER * len(y) + 3
+    assert np.array_equal(sol.alpha, fit_svm(K, y, C, "cvxpy").alpha)
+    with pytest.raises(SolveError) as info:  # an explicit tolerance gets libsvm as it is
+        fit_svm(K, y, C, "libsvm", tol=1e-3)
+    assert (info.value.solver, info.value.status) == ("libsvm", "max_iter_reached")
+
+
+def test_fallback_when_libsvm_answer_violates_kkt(monkeypatch):
+    """A stopping tolerance of 0.5 leaves margins far off 1: the check catches it."""
+    K, y, C = random_problem("soft", 0)
+    loose = fit_svm(K, y, C, "libsvm", tol=0.5)  # libsvm's answer, unchecked
+    assert _margin_violation(K, loose) > 0.01
+    monkeypatch.setattr(svm, "LIBSVM_TOL", 0.5 / max(1.0, C))  # the same eps (s = 1 for RBF)
+    sol = fit_svm(K, y, C, "libsvm")
+    assert (sol.solver, sol.fallback, sol.n_iter) == ("cvxpy", "kkt_violation", loose.n_iter)
+    assert _margin_violation(K, sol) < 1e-6
+
+
+def test_libsvm_answers_pass_their_own_check_with_room():
+    """On the oracle problems libsvm's largest KKT violation is at most 2e-7 of the scale
+    the check uses, fifty times below LIBSVM_KKT_TOL: the check does not fire on noise."""
+    for kind in KINDS:
+        K, y, C = random_problem(kind, 0)
+        sol = fit_svm(K, y, C, "libsvm")
+        scale = max(1.0, sol.alpha.max() * np.abs(K).sum(axis=1).max())
+        assert sol.fallback == "" and _margin_violation(K, sol) <= 2e-7 * scale, kind
+
+
+def test_separable_data_beyond_the_largest_box_fall_back(monkeypatch):
+    """Hard-margin multipliers of 4.8 / s: with boxes only up to 1 / s, libsvm's boxes call
+    the data not separable and the exact solver, which finds them separable, answers."""
+    K, y, C = random_problem("hard", 0)
+    monkeypatch.setattr(svm, "HARD_MARGIN_C", 1.0)
+    sol = fit_svm(K, y, C, "libsvm")
+    assert (sol.solver, sol.fallback) == ("cvxpy", "unbounded")
+    assert np.array_equal(sol.alpha, fit_svm(K, y, C, "cvxpy").alpha)
+
+
+def test_both_solvers_failing_reports_both(monkeypatch):
+    def failing_cvxpy(K, y, C):
+        raise SolveError("cvxpy", "numerical_error", "stand-in failure")
+
+    K, y, C = degenerate_problem(0)
+    monkeypatch.setattr(svm, "LIBSVM_MAX_ITER", 3)
+    monkeypatch.setattr(svm, "_solve_cvxpy", failing_cvxpy)
+    with pytest.raises(SolveError) as info:
+        fit_svm(K, y, C, "libsvm")
+    assert info.value.status == "numerical_error"
+    assert "iterations" in str(info.value) and "stand-in failure" in str(info.value)
+
+
+def test_accurate_run_where_it_converges_reachable_run_where_it_cycles():
+    """A well-posed problem is solved at LIBSVM_TOL within its budget, as a direct SVC fit at
+    that tolerance; a degenerate one spends the budget, then stops at LIBSVM_REACHABLE_TOL."""
+    K, y, C = random_problem("soft", 1)
+    direct = SVC(C=C, kernel="precomputed", tol=svm.LIBSVM_TOL * max(1.0, C)).fit(K, y)
+    assert fit_svm(K, y, C, "libsvm").n_iter == direct.n_iter_[0] < svm.LIBSVM_ACCURATE_ITER * len(y)
+    K, y, C = degenerate_problem(0)
+    again = SVC(C=C, kernel="precomputed", tol=svm.LIBSVM_REACHABLE_TOL * max(1.0, C)).fit(K, y)
+    assert fit_svm(K, y, C, "libsvm").n_iter == svm.LIBSVM_ACCURATE_ITER * len(y) + again.n_iter_[0]

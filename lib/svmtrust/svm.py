@@ -8,7 +8,8 @@ with labels ``y_i`` in {-1, +1} and Gram matrix ``K`` is::
 
 which is eqs. (8)-(11) of Saunders, Gammerman & Vovk (1999) when ``C = inf`` (hard margin).
 :func:`fit_svm` solves it exactly with cvxpy and Clarabel, or with libsvm through scikit-learn for
-bulk experiments, and returns an :class:`SVMSolution` whose categories of support vectors are
+bulk experiments (checked against the KKT conditions, with the exact solver as the fallback when
+libsvm stops short), and returns an :class:`SVMSolution` whose categories of support vectors are
 decided by one tolerance, :data:`SUPPORT_TOL`, whichever solver ran. The bias comes from the
 Karush-Kuhn-Tucker conditions (:func:`kkt_bias`), never from a dual variable of the solver.
 """
@@ -16,7 +17,7 @@ Karush-Kuhn-Tucker conditions (:func:`kkt_bias`), never from a dual variable of 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cvxpy as cp
 import numpy as np
@@ -44,19 +45,42 @@ from .validation import (
 #: multipliers) are the same whichever solver produced them.
 SUPPORT_TOL = 1e-6
 
-#: Stopping tolerance handed to libsvm (its ``eps``, the largest KKT violation allowed), relative
-#: to ``max(1, C * mean(diag(K)))``. libsvm caches kernel columns in single precision
-#: (``Qfloat = float``), so its margins carry errors of order 1e-7 relative to ``C * K`` however
-#: small ``eps`` is: the exact path is the reference, libsvm the fast approximation.
+#: Stopping tolerance libsvm is asked for first (its ``eps``, the largest KKT violation allowed),
+#: relative to ``max(1, C * s)`` with ``s`` the kernel's scale (:func:`_kernel_scale`): the
+#: accurate solve that agrees with the exact QP to about 1e-9.
 LIBSVM_TOL = 1e-9
 
-#: libsvm cannot take ``C = inf``. A hard margin is solved with growing boxes up to
-#: ``HARD_MARGIN_C / mean(diag(K))`` (the multipliers scale as 1 / K); if a multiplier still
-#: reaches that box the data are taken as not separable and the solve fails, as the exact dual
-#: would. Separable data whose hard-margin multipliers exceed it need the cvxpy path.
-HARD_MARGIN_C = 1e7
+#: Iterations per example allowed to the solve at :data:`LIBSVM_TOL`. The book's problems need
+#: 1 to 5 (the SVM chapter's settings at n = 200 to 1000, measured). On degenerate problems a
+#: tolerance this small cannot be met: libsvm caches kernel columns in single precision
+#: (``Qfloat = float``), so its gradients carry rounding of order 1e-8 times
+#: ``sum_j alpha_j |K_ij|``, and it cycles until the limit. It then solves again at
+#: :data:`LIBSVM_REACHABLE_TOL`.
+LIBSVM_ACCURATE_ITER = 100
 
-#: Iterations allowed to one libsvm run before it fails with status ``"max_iter_reached"``.
+#: Stopping tolerance of the second solve, relative as :data:`LIBSVM_TOL`. Measured on 20
+#: degenerate problems (30 uniform points in 3-D, a third positive, linear kernel, C = 1, whose
+#: optimum has ``w = 0`` and 20 free multipliers): every solve stops within 110 iterations at
+#: 1e-6, while 12 of 20 run to the iteration limit at 1e-7, and 15 of 20 spend the whole
+#: budget of :data:`LIBSVM_ACCURATE_ITER` at 1e-9 (about 1 ms each).
+LIBSVM_REACHABLE_TOL = 1e-6
+
+#: Largest KKT violation accepted from libsvm before the exact solver takes over, relative to
+#: ``max(1, max(alpha) * max_i sum_j |K_ij|)``, a bound on every ``|sum_j alpha_j y_j K_ij|``.
+#: The violation is measured in margin units on the returned (snapped) solution
+#: (:func:`_kkt_violation`). It leaves room for libsvm's stopping tolerance, its single-precision
+#: cache (about 6e-8 of the bound) and the snapping of :func:`categorise` (at most
+#: :data:`SUPPORT_TOL` of it); libsvm's answers on the test problems stay below 2e-7.
+LIBSVM_KKT_TOL = 1e-5
+
+#: libsvm cannot take ``C = inf``. A hard margin is solved with growing boxes up to
+#: ``HARD_MARGIN_C / s``, ``s`` the kernel's scale (the multipliers scale as 1 / K); if a
+#: multiplier still reaches that box, the exact solver decides whether the data are separable.
+#: At that box libsvm's reachable tolerance is ``LIBSVM_REACHABLE_TOL * HARD_MARGIN_C = 1e-2``
+#: in margin units; at a box 1000 times larger it would stop before its first iteration.
+HARD_MARGIN_C = 1e4
+
+#: Iterations allowed to one libsvm run before it stops with status ``"max_iter_reached"``.
 LIBSVM_MAX_ITER = 10_000_000
 
 #: Accuracy asked of Clarabel for the dual, :data:`svmtrust.qp.TOL` (the comment there says why).
@@ -85,7 +109,8 @@ class SVMSolution:
     status : str
         The solver's status (``"optimal"``).
     solver : str
-        ``"cvxpy"`` or ``"libsvm"``.
+        The solver whose multipliers these are: ``"cvxpy"`` or ``"libsvm"``. A call with
+        ``solver="libsvm"`` returns ``"cvxpy"`` here when it fell back to the exact solver.
     support : ndarray of int
         Indices with ``alpha > 0``: the support vectors.
     free : ndarray of int
@@ -95,8 +120,14 @@ class SVMSolution:
         misclassified (empty for a hard margin).
     n_iter : int
         libsvm only: SMO iterations of the solve (scikit-learn's ``SVC.n_iter_``), summed over
-        the growing boxes of a hard margin; 0 for cvxpy. A measure of the solver's work that,
-        unlike its time, does not depend on the machine or its load.
+        libsvm's runs (the growing boxes of a hard margin, a second run at
+        :data:`LIBSVM_REACHABLE_TOL`), a run stopped at its limit counting the limit; 0 for
+        cvxpy. A measure of the solver's work that, unlike its time, does not depend on the
+        machine or its load. After a fallback, the iterations libsvm spent before it.
+    fallback : str
+        Why a call with ``solver="libsvm"`` returned the exact solution instead of libsvm's
+        (see :func:`fit_svm`): ``"max_iter_reached"``, ``"kkt_violation"`` or ``"unbounded"``.
+        Empty when no fallback happened; count fallbacks with ``sol.fallback != ""``.
     """
 
     alpha: np.ndarray
@@ -110,6 +141,7 @@ class SVMSolution:
     free: np.ndarray
     bounded: np.ndarray
     n_iter: int = 0
+    fallback: str = ""
 
     @property
     def coef(self) -> np.ndarray:
@@ -160,7 +192,12 @@ def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMS
         Box constraint; ``numpy.inf`` (the default) solves the hard-margin problem.
     solver : {"cvxpy", "libsvm"}
         ``"cvxpy"`` solves the QP with Clarabel at tolerance :data:`CLARABEL_TOL`;
-        ``"libsvm"`` solves the same problem with ``sklearn.svm.SVC(kernel="precomputed")``.
+        ``"libsvm"`` solves the same problem with ``sklearn.svm.SVC(kernel="precomputed")``,
+        on ``K / s`` with box ``C s`` (``s`` the kernel's scale), and checks the KKT conditions
+        of its answer. When libsvm stops at its iteration limit, or its answer violates the KKT
+        conditions by more than :data:`LIBSVM_KKT_TOL` relative to the problem's scale, or its
+        growing boxes for a hard margin reach :data:`HARD_MARGIN_C`, the exact solver takes
+        over: the solution then has ``solver="cvxpy"`` and ``fallback`` names the reason.
     check_kernel : bool
         Test that ``K`` is symmetric and positive semi-definite (a Cholesky factorisation,
         which at n = 500 costs about twice the libsvm solve itself). Shape and finiteness are
@@ -170,9 +207,12 @@ def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMS
     tol : float, optional
         libsvm only: its stopping tolerance ``eps`` as given (libsvm's ``-e``, an absolute
         bound on the largest KKT violation; libsvm's own default is 1e-3). ``None`` (the
-        default) asks for :data:`LIBSVM_TOL` relative to ``max(1, C * mean(diag(K)))``, the
-        accurate solve that agrees with the exact QP. A looser ``tol`` is for bulk model
-        selection, where libsvm's default is the setting the papers used.
+        default) asks for :data:`LIBSVM_TOL` relative to ``max(1, C * s)``, the accurate
+        solve that agrees with the exact QP, and for :data:`LIBSVM_REACHABLE_TOL` when that
+        takes more than :data:`LIBSVM_ACCURATE_ITER` iterations per example (degenerate
+        problems, where single precision cannot reach it). A looser ``tol`` is for bulk model
+        selection, where libsvm's default is the setting the papers used; libsvm's answer is
+        then returned as it is (no KKT check, no fallback), and its iteration limit raises.
 
     Returns
     -------
@@ -184,19 +224,18 @@ def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMS
         On bad input (the message names the argument).
     SolveError
         If the solver does not reach an accurate optimum, e.g. status ``"unbounded"`` for a hard
-        margin on data that are not separable.
+        margin on data that are not separable. When libsvm and its exact fallback both fail,
+        the status is the exact solver's and the message gives both.
     """
     solver = check_choice(solver, "solver", SOLVERS)
     K = check_kernel_matrix(K, "K", full=check_bool(check_kernel, "check_kernel"))
     y = check_binary_labels(y, "y", n=K.shape[0])
     C = check_C(C)
     tol = _check_tol(tol, solver)
-    if solver == "cvxpy":
-        alpha, status = _solve_cvxpy(K, y, C)
-        n_iter = 0
-    else:
-        alpha, status, n_iter = _solve_libsvm(K, y, C, tol)
-    return _solution(K, y, C, alpha, status, solver, n_iter)
+    if solver == "libsvm":
+        return _fit_libsvm(K, y, C, tol)
+    alpha, status = _solve_cvxpy(K, y, C)
+    return _solution(K, y, C, alpha, status, solver)
 
 
 def _check_tol(tol, solver):
@@ -383,63 +422,150 @@ def _solve_cvxpy(K, y, C):
     return np.asarray(alpha.value, dtype=float) / scale, problem.status
 
 
-def _libsvm_box(K, y, box, tol=None):
-    """Solve the dual with libsvm (scikit-learn's SVC) for one finite box.
+def _kernel_scale(K) -> float:
+    """The power of two nearest ``mean(diag(K))`` (1 for a zero diagonal): the kernel's scale.
 
-    Returns the raw multipliers and libsvm's iteration count (``SVC.n_iter_``).
-
-    libsvm stops when the largest KKT violation falls below its ``eps``. By default
-    (``tol=None``) the gradient it tests grows with ``box * K``, so ``eps`` grows with it
-    (relative accuracy :data:`LIBSVM_TOL`); a given ``tol`` is used as it is. A run of more
-    than :data:`LIBSVM_MAX_ITER` iterations fails.
+    libsvm solves ``K / s`` with box ``C s``, whose multipliers are ``s`` times those of ``K``
+    and whose gradients ``sum_j alpha_j y_j K_ij - 1`` are the same, so its stopping tolerance
+    keeps its meaning. Scaled so, the single-precision kernel cache neither underflows (below
+    about 1e-38) nor overflows (above about 3e38); and a power of two divides every entry
+    exactly, so on a kernel already near 1 libsvm does the same arithmetic as on ``K`` itself.
     """
-    if tol is None:
-        tol = LIBSVM_TOL * max(1.0, box * float(np.mean(np.diag(K))))
-    model = SVC(
-        C=box, kernel="precomputed", tol=tol, shrinking=True,
-        max_iter=LIBSVM_MAX_ITER,
+    mean_diag = float(np.mean(np.diag(K)))
+    return 2.0 ** np.round(np.log2(mean_diag)) if mean_diag > 0 else 1.0
+
+
+def _libsvm_box(K, y, box, tol, scale):
+    """Solve the dual with libsvm for one finite box, at the tightest tolerance it reaches.
+
+    Returns the raw multipliers (``None`` if libsvm stopped at its iteration limit), the
+    status (``"optimal"`` or ``"max_iter_reached"``) and libsvm's iterations, summed over its
+    runs. A given ``tol`` is used as it is; by default (``tol=None``) libsvm runs at
+    :data:`LIBSVM_TOL`, and again at :data:`LIBSVM_REACHABLE_TOL` if the first run takes more
+    than :data:`LIBSVM_ACCURATE_ITER` iterations per example. A default tolerance is relative
+    to ``max(1, box * scale)``, since the gradient libsvm tests grows with ``box * K``.
+    """
+    if tol is not None:
+        return _run_libsvm(K, y, box, tol, scale, LIBSVM_MAX_ITER)
+    size = max(1.0, box * scale)
+    alpha, status, n_iter = _run_libsvm(
+        K, y, box, LIBSVM_TOL * size, scale, LIBSVM_ACCURATE_ITER * K.shape[0]
     )
+    if alpha is not None:
+        return alpha, status, n_iter
+    alpha, status, more = _run_libsvm(
+        K, y, box, LIBSVM_REACHABLE_TOL * size, scale, LIBSVM_MAX_ITER
+    )
+    return alpha, status, n_iter + more
+
+
+def _run_libsvm(K, y, box, eps, scale, max_iter):
+    """One run of scikit-learn's ``SVC(kernel="precomputed")`` on ``K / scale``, box ``box * scale``.
+
+    Returns the raw multipliers of ``K`` (``None`` if libsvm stopped at ``max_iter``), the
+    status and the iterations (``SVC.n_iter_``, or ``max_iter`` for a stopped run). See
+    :func:`_kernel_scale` for why the kernel is scaled.
+    """
+    model = SVC(C=box * scale, kernel="precomputed", tol=eps, shrinking=True, max_iter=max_iter)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         try:
-            model.fit(K, y)
-        except ConvergenceWarning as err:
-            raise SolveError("libsvm", "max_iter_reached", str(err)) from err
+            model.fit(K if scale == 1.0 else K / scale, y)
+        except ConvergenceWarning:
+            return None, "max_iter_reached", max_iter
     alpha = np.zeros(K.shape[0])
     # scikit-learn stores dual_coef_ = y_i alpha_i for the support vectors.
-    alpha[model.support_] = model.dual_coef_[0] * y[model.support_]
-    return alpha, int(np.sum(model.n_iter_))
+    alpha[model.support_] = model.dual_coef_[0] * y[model.support_] / scale
+    return alpha, "optimal", int(np.sum(model.n_iter_))
 
 
 def _solve_libsvm(K, y, C, tol=None):
-    """Solve the dual with libsvm; return raw multipliers, a status and the iterations.
+    """Solve the dual with libsvm; return raw multipliers (or ``None``), a status, iterations.
 
-    A hard margin is solved as a sequence of soft margins with boxes growing tenfold from
-    ``1 / mean(diag(K))``: as soon as no multiplier reaches the box, the box is inactive and
-    the soft-margin solution is the hard-margin one. If the box passes
-    ``HARD_MARGIN_C / mean(diag(K))`` with multipliers still at the box, the data are taken
-    as not separable (status ``"unbounded"``, as the exact dual reports).
+    The status is ``"optimal"``, ``"max_iter_reached"`` or ``"unbounded"``. A hard margin is
+    solved as a sequence of soft margins with boxes growing tenfold from ``1 / s``, ``s`` the
+    kernel's scale: as soon as no multiplier reaches the box, the box is inactive and the
+    soft-margin solution is the hard-margin one. If the box passes ``HARD_MARGIN_C / s`` with
+    multipliers still at the box, the status is ``"unbounded"``: the data are probably not
+    separable. Iterations are summed over the boxes.
     """
+    scale = _kernel_scale(K)
     if np.isfinite(C):
-        alpha, n_iter = _libsvm_box(K, y, C, tol)
-        return alpha, "optimal", n_iter
-    unit = 1.0 / float(np.mean(np.diag(K)))
-    box = unit
-    total = 0
-    while box <= HARD_MARGIN_C * unit:
-        try:
-            alpha, n_iter = _libsvm_box(K, y, box, tol)
-            total += n_iter
-        except SolveError as err:
-            raise SolveError(
-                "libsvm", err.status, f"hard margin with box {box:.3g}: the data are probably "
-                "not separable (use a finite C)",
-            ) from err
-        if np.all(alpha < (1.0 - SUPPORT_TOL) * box):
-            return alpha, "optimal", total
+        return _libsvm_box(K, y, C, tol, scale)
+    box, total = 1.0 / scale, 0
+    while box <= HARD_MARGIN_C / scale:
+        alpha, status, n_iter = _libsvm_box(K, y, box, tol, scale)
+        total += n_iter
+        if alpha is None or np.all(alpha < (1.0 - SUPPORT_TOL) * box):
+            return alpha, status, total
         box *= 10.0
-    raise SolveError(
-        "libsvm", "unbounded",
-        f"the data are not separable (multipliers reach {box / 10.0:.3g} = "
-        f"{HARD_MARGIN_C:.0e} / mean(diag(K)))",
-    )
+    return None, "unbounded", total
+
+
+#: What a libsvm status means, for the messages of :func:`_fit_libsvm`.
+_LIBSVM_CAUSES = {
+    "max_iter_reached": f"libsvm stopped at its limit of {LIBSVM_MAX_ITER} iterations",
+    "kkt_violation": "libsvm's answer violates the KKT conditions beyond LIBSVM_KKT_TOL",
+    "unbounded": (f"the hard-margin multipliers reach the largest box, {HARD_MARGIN_C:.0e} "
+                  "over the kernel's scale: the data are probably not separable"),
+}
+
+
+def _fit_libsvm(K, y, C, tol):
+    """The libsvm path of :func:`fit_svm`: libsvm, its KKT check, and the exact fallback.
+
+    With an explicit ``tol`` libsvm's answer is returned as it is and a failure raises
+    :class:`SolveError`; by default (``tol=None``) a failure, or an answer whose
+    :func:`_kkt_violation` exceeds :data:`LIBSVM_KKT_TOL` relative to
+    :func:`_kkt_scale`, is handed to :func:`_exact_fallback`.
+    """
+    alpha, status, n_iter = _solve_libsvm(K, y, C, tol)
+    if alpha is not None:
+        sol = _solution(K, y, C, alpha, status, "libsvm", n_iter)
+        if tol is not None or _kkt_violation(K, sol) <= LIBSVM_KKT_TOL * _kkt_scale(K, sol):
+            return sol
+        status = "kkt_violation"
+    if tol is not None:
+        raise SolveError("libsvm", status, _LIBSVM_CAUSES[status])
+    return _exact_fallback(K, y, C, status, n_iter)
+
+
+def _exact_fallback(K, y, C, reason, n_iter):
+    """Solve with cvxpy after libsvm failed with status ``reason``; a failure names both.
+
+    Returns the exact :class:`SVMSolution` with ``solver="cvxpy"``, ``fallback=reason`` and
+    libsvm's ``n_iter``. If the exact solver fails too, its status is the real cause (e.g.
+    ``"unbounded"``: the hard margin has no solution), and the :class:`SolveError` says so.
+    """
+    try:
+        alpha, status = _solve_cvxpy(K, y, C)
+    except SolveError as err:
+        raise SolveError(
+            "libsvm", err.status,
+            f"{_LIBSVM_CAUSES[reason]}, and the exact solver (cvxpy) then failed with status "
+            f"{err.status!r}" + (f": {err.detail}" if err.detail else ""),
+        ) from err
+    return replace(_solution(K, y, C, alpha, status, "cvxpy", n_iter), fallback=reason)
+
+
+def _kkt_violation(K, sol: SVMSolution) -> float:
+    """The largest violation of the KKT conditions by a solution, in margin units.
+
+    With margins ``m_i = y_i f(x_i)``: ``alpha_i = 0`` needs ``m_i >= 1``, a free multiplier
+    ``m_i = 1`` and ``alpha_i = C`` needs ``m_i <= 1`` (the complementary slackness of
+    Cortes & Vapnik 1995, eq. (19)); the violation is the largest shortfall, 0 at an optimum.
+    """
+    margins = sol.y * (K @ sol.coef + sol.b)
+    shortfall = np.maximum(1.0 - margins, 0.0)
+    shortfall[sol.free] = np.abs(margins[sol.free] - 1.0)
+    shortfall[sol.bounded] = np.maximum(margins[sol.bounded] - 1.0, 0.0)
+    return float(np.max(shortfall))
+
+
+def _kkt_scale(K, sol: SVMSolution) -> float:
+    """``max(1, max(alpha) * max_i sum_j |K_ij|)``: a bound on every ``|sum_j alpha_j y_j K_ij|``.
+
+    The rounding of libsvm's single-precision cache and the snapping of :func:`categorise`
+    move margins by at most small multiples of it.
+    """
+    return max(1.0, float(np.max(sol.alpha)) * float(np.max(np.sum(np.abs(K), axis=1))))
