@@ -477,6 +477,8 @@ class _GridEstimator(ClassifierMixin, BaseEstimator):
         return tags
 
     def _grid(self) -> tuple[tuple, tuple]:
+        """The checked grid ``(gammas, Cs)``, after checking ``seed`` (every selector has one)."""
+        check_integer(self.seed, "seed", 0)
         return _check_grid(self.gammas, "gammas"), _check_grid(self.Cs, "Cs")
 
     def _check_data(self, X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -560,8 +562,8 @@ class NonconformityModelSelector(_GridEstimator):
         See :func:`nonconformity_p_values`; the models are ``grid_.usable`` (all K unless a
         solve failed).
         """
-        values = self.grid_.decision_values(self._check_X(X))
-        return nonconformity_p_values(self.validation_margins_, values)
+        X = self._check_X(X)
+        return nonconformity_p_values(self.validation_margins_, self.grid_.decision_values(X))
 
     def epsilon_crit_(self, X):
         """``epsilon_crit``, ``k_crit`` and ``y_crit`` of eq. (2) for every test point.
@@ -757,11 +759,13 @@ class TestMarginSelector(_GridEstimator):
 
     def distances(self, X) -> np.ndarray:
         """Margins ``|f_k(x)|`` (or ``|f_k(x)| / ||w_k||``): shape ``(m, len(grid_.usable))``."""
-        return self._distances(self.grid_.decision_values(self._check_X(X)))
+        X = self._check_X(X)
+        return self._distances(self.grid_.decision_values(X))
 
     def chosen_model(self, X) -> np.ndarray:
         """Grid index of the farthest model for each point (random among ties, keyed draws)."""
-        return self.grid_.usable[self._choose(X)[1]]
+        chosen = self._choose(X)[1]
+        return self.grid_.usable[chosen]
 
     def predict(self, X) -> np.ndarray:
         """The label of ``sign f_k(x)`` under the chosen model (``classes_[1]`` at 0)."""

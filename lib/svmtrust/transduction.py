@@ -373,8 +373,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         if self.solver not in SOLVERS:
             raise ValueError(f"solver: must be one of {SOLVERS}, got {self.solver!r}")
         check_integer(self.max_joint, "max_joint")
-        if not isinstance(self.mondrian, (bool, np.bool_)):
-            raise ValueError(f"mondrian: must be True or False, got {self.mondrian!r}")
+        for name in ("reuse_outside_margin", "mondrian"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name}: must be True or False, got {getattr(self, name)!r}")
 
     def _kernel_block(self, A, B) -> np.ndarray:
         """``kernel(A, B)``, checked to be a finite matrix of shape (len(A), len(B))."""
