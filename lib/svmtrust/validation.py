@@ -276,9 +276,9 @@ def check_estimator_y(y, n: int, binary: bool = False) -> tuple[np.ndarray, np.n
     """Return ``(classes, index)`` of the class labels passed to a classifier's ``fit``.
 
     Labels of any type, as scikit-learn classifiers take them: a column vector is flattened
-    with a ``DataConversionWarning``, continuous or multi-output targets are refused
-    (:func:`sklearn.utils.multiclass.check_classification_targets`), then
-    :func:`check_class_labels` encodes them.
+    with a ``DataConversionWarning``, :func:`check_class_labels` encodes them, and
+    continuous targets are refused
+    (:func:`sklearn.utils.multiclass.check_classification_targets`).
 
     Parameters
     ----------
@@ -298,10 +298,13 @@ def check_estimator_y(y, n: int, binary: bool = False) -> tuple[np.ndarray, np.n
         raise ValueError("y: this estimator requires y to be passed, but the target y is None")
     try:
         labels = column_or_1d(y, warn=True)
-        check_classification_targets(labels)
     except ValueError as err:
         raise ValueError(f"y: {err}") from None
     classes, index = check_class_labels(labels, "y", n=n)
+    try:
+        check_classification_targets(labels)
+    except ValueError as err:
+        raise ValueError(f"y: {err}") from None
     if binary and classes.size != 2:
         raise ValueError(f"y: Only binary classification is supported; found {classes.size} "
                          f"classes: {classes[:5].tolist()}")
