@@ -632,6 +632,8 @@ class CrossValidationSelector(_GridEstimator):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class of the SVMs.
     cv_errors_ : ndarray of int, shape (len(gammas), len(Cs))
     best_gamma_, best_C_ : float
     model_ : SVMSolution
@@ -726,6 +728,8 @@ class TestMarginSelector(_GridEstimator):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class of the SVMs.
     grid_ : ModelGrid
     """
 

@@ -12,6 +12,7 @@ from svmtrust.nonconformity_selection import (
     TestMarginSelector,
 )
 from svmtrust.transduction import TransductiveSVM
+from svmtrust.validation import check_estimator_X, check_estimator_y
 
 X = np.random.default_rng(0).normal(size=(12, 2))
 Y = np.array([1.0, -1.0] * 6)
@@ -146,4 +147,26 @@ def _selector_cases():
     return cases
 
 
-CASES = _tsvm_cases() + _selector_cases()
+def _validation_cases():
+    """The checks the estimators share, in svmtrust.validation."""
+    V = "svmtrust.validation."
+    with_dict = np.array(X, dtype=object)
+    with_dict[0, 0] = {"a": 1}
+    return [
+        (V + "check_estimator_X", "not fitted",
+         lambda: check_estimator_X(TransductiveSVM(), X, reset=False), "X"),
+        (V + "check_estimator_X", "X 1-D", lambda: check_estimator_X(TransductiveSVM(), Y, True),
+         "X"),
+        (V + "check_estimator_X", "X no columns",
+         lambda: check_estimator_X(TransductiveSVM(), X[:, :0], True), "X"),
+        (V + "InputTypeError", "X holding a dict",
+         lambda: check_estimator_X(TransductiveSVM(), with_dict, True), "X"),
+        (V + "check_estimator_y", "y 2-D", lambda: check_estimator_y(np.c_[Y, Y], 12), "y"),
+        (V + "check_estimator_y", "y NaN", lambda: check_estimator_y(np.r_[np.nan, Y[1:]], 12),
+         "y"),
+        (V + "check_estimator_y", "three classes, binary",
+         lambda: check_estimator_y(np.arange(12) % 3, 12, binary=True), "y"),
+    ]
+
+
+CASES = _tsvm_cases() + _selector_cases() + _validation_cases()
