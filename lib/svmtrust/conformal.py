@@ -25,7 +25,6 @@ over a validation set of n scores (their nonconformity ``y f(x)`` is a conformit
 from __future__ import annotations
 
 import numpy as np
-
 from sklearn.utils.validation import check_is_fitted
 
 from .validation import NOT_FITTED, check_array, check_significance
