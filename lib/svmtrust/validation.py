@@ -231,9 +231,12 @@ NOT_FITTED = "X: this %(name)s instance is not fitted yet; call fit(X, y) first"
 
 
 class InputTypeError(ValueError, TypeError):
-    """An argument of the wrong type: a ``ValueError`` naming it, as every check of this module
-    raises, and a ``TypeError``, as scikit-learn's estimator checks expect of an object that
-    is not a number (``check_dtype_object``)."""
+    """An argument of the wrong type, both a ``ValueError`` and a ``TypeError``.
+
+    Every check of this module raises a ``ValueError`` naming the argument; scikit-learn's
+    estimator checks expect a ``TypeError`` for an entry that is not a number
+    (``check_dtype_object``).
+    """
 
 
 def check_estimator_X(estimator, X, reset: bool) -> np.ndarray:
