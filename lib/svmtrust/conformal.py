@@ -25,8 +25,9 @@ over a validation set of n scores (their nonconformity ``y f(x)`` is a conformit
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
-from .validation import check_array, check_bool, check_indices, check_significance
+from .validation import NOT_FITTED, check_array, check_bool, check_indices, check_significance
 
 
 def p_values(scores, new_scores, include_new=True) -> np.ndarray:
@@ -165,8 +166,14 @@ class ConformalClassifierMixin:
 
     A class that mixes this in defines ``predict_p(X) -> (m, n_classes)`` (p-values, columns in
     ``classes_`` order) and a fitted ``classes_``; the mixin derives the rest from the p-values,
-    through :func:`confidence_credibility` and :func:`predict_set`.
+    through :func:`confidence_credibility` and :func:`predict_set`. Every method raises
+    :class:`sklearn.exceptions.NotFittedError` on an estimator that is not fitted.
     """
+
+    def _fitted_p_values(self, X) -> np.ndarray:
+        """``predict_p(X)``, after checking that the estimator is fitted."""
+        check_is_fitted(self, msg=NOT_FITTED)
+        return self.predict_p(X)
 
     def predict_confidence(self, X):
         """Forced prediction, confidence and credibility of each test object.
@@ -181,7 +188,7 @@ class ConformalClassifierMixin:
         credibility : ndarray of shape (m,)
             The largest p-value.
         """
-        index, confidence, credibility = confidence_credibility(self.predict_p(X))
+        index, confidence, credibility = confidence_credibility(self._fitted_p_values(X))
         return self.classes_[index], confidence, credibility
 
     def predict(self, X) -> np.ndarray:
@@ -202,4 +209,4 @@ class ConformalClassifierMixin:
             Columns in ``classes_`` order (:func:`predict_set`: ``p > eps``).
         """
         significance = check_significance(significance)
-        return predict_set(self.predict_p(X), significance)
+        return predict_set(self._fitted_p_values(X), significance)

@@ -47,6 +47,8 @@ from .validation import (
     check_array,
     check_binary_labels,
     check_choice,
+    check_estimator_X,
+    check_estimator_y,
     check_integer,
     check_seed,
     check_significance,
@@ -478,17 +480,35 @@ def default_validation_size(n_samples: int) -> int:
 
 
 class _GridEstimator(ClassifierMixin, BaseEstimator):
-    """Shared parameter checks of the three selectors."""
+    """What the three selectors share: binary classifiers of any two labels over a grid.
+
+    ``fit`` encodes the labels as signs, ``classes_[0]`` as -1 and ``classes_[1]`` as +1 (so
+    labels -1 and +1 keep their signs), and every prediction decodes them.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
 
     def _grid(self) -> tuple[tuple, tuple]:
+        """The checked grid ``(gammas, Cs)``, after checking ``seed`` (every selector has one)."""
+        check_integer(self.seed, "seed", 0)
         return _check_grid(self.gammas, "gammas"), _check_grid(self.Cs, "Cs")
 
+    def _check_data(self, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """Validate the training data, set ``classes_`` and return ``X`` and the signs of ``y``."""
+        X = check_estimator_X(self, X, reset=True)
+        self.classes_, index = check_estimator_y(y, n=X.shape[0], binary=True)
+        return X, LABELS[index]
+
     def _check_X(self, X) -> np.ndarray:
-        X = check_array(X, "X", ndim=2)
-        width = self.grid_.X.shape[1] if hasattr(self, "grid_") else self.model_X_.shape[1]
-        if X.shape[1] != width:
-            raise ValueError(f"X: has {X.shape[1]} features, the selector was fitted on {width}")
-        return X
+        """Validate test points (NotFittedError if the selector is not fitted)."""
+        return check_estimator_X(self, X, reset=False)
+
+    def _decode(self, signs) -> np.ndarray:
+        """The labels of signs in {-1, +1}: ``classes_[0]`` for -1, ``classes_[1]`` for +1."""
+        return self.classes_[(np.asarray(signs) > 0).astype(int)]
 
 
 class NonconformityModelSelector(_GridEstimator):
@@ -511,7 +531,8 @@ class NonconformityModelSelector(_GridEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray ``[-1, 1]``
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class of every SVM.
     grid_ : ModelGrid
         The K models trained on the training part.
     train_index_, validation_index_ : ndarray of int
@@ -532,10 +553,10 @@ class NonconformityModelSelector(_GridEstimator):
 
     def fit(self, X, y):
         """Split once into training and validation parts and train every model (steps 1-2)."""
-        X, y = _check_data(X, y)
         gammas, Cs = self._grid()
         if self.tie_break not in TIE_BREAKS:
             raise ValueError(f"tie_break: must be one of {TIE_BREAKS}, got {self.tie_break!r}")
+        X, y = self._check_data(X, y)
         n = self.validation_size
         n = default_validation_size(len(y)) if n is None else n
         n = check_integer(n, "validation_size", 1, len(y) - 2)
@@ -548,7 +569,6 @@ class NonconformityModelSelector(_GridEstimator):
         val = self.validation_index_
         self.validation_margins_ = self.grid_.decision_values(X[val]) * y[val]
         self.n_iter_, self.work_ = self.grid_.n_iter, self.grid_.work
-        self.classes_ = LABELS.copy()
         return self
 
     def predict_p_all(self, X) -> np.ndarray:
@@ -557,8 +577,8 @@ class NonconformityModelSelector(_GridEstimator):
         See :func:`nonconformity_p_values`; the models are ``grid_.usable`` (all K unless a
         solve failed).
         """
-        values = self.grid_.decision_values(self._check_X(X))
-        return nonconformity_p_values(self.validation_margins_, values)
+        X = self._check_X(X)
+        return nonconformity_p_values(self.validation_margins_, self.grid_.decision_values(X))
 
     def epsilon_crit_(self, X):
         """``epsilon_crit``, ``k_crit`` and ``y_crit`` of eq. (2) for every test point.
@@ -567,14 +587,19 @@ class NonconformityModelSelector(_GridEstimator):
         -------
         epsilon, k, y : ndarray of shape (m,)
             See :func:`critical`; ties are broken by ``tie_break`` with ``seed`` and the point.
+            ``y`` is the strange label, a value of ``classes_``.
         """
+        epsilon, k, y = self._critical(X)
+        return epsilon, self.grid_.usable[k], self._decode(y)
+
+    def _critical(self, X):
+        """:func:`critical` of the test points: ``k`` among the usable models, ``y`` a sign."""
         X = self._check_X(X)
-        epsilon, k, y = critical(self.predict_p_all(X), self.seed, X, self.tie_break)
-        return epsilon, self.grid_.usable[k], y
+        return critical(self.predict_p_all(X), self.seed, X, self.tie_break)
 
     def predict(self, X) -> np.ndarray:
-        """Algorithm 1, step 4: the label ``-y_crit``."""
-        return -self.epsilon_crit_(X)[2]
+        """Algorithm 1, step 4: the label other than ``y_crit``."""
+        return self._decode(-self._critical(X)[2])
 
     def bound(self, X, delta=0.05, kind="vc") -> np.ndarray:
         """Proposition 4.2's quantity ``epsilon_crit + Delta`` for each test point.
@@ -587,7 +612,7 @@ class NonconformityModelSelector(_GridEstimator):
         return nonconformity_bound(epsilon, self.validation_margins_.shape[1], K, delta, kind)
 
     def predict_p(self, X) -> np.ndarray:
-        """p-values of the labels (-1, +1) under each point's model ``k_crit``: shape (m, 2)."""
+        """p-values of the labels ``classes_`` under each point's model ``k_crit``: shape (m, 2)."""
         X = self._check_X(X)
         P = self.predict_p_all(X)
         k = critical(P, self.seed, X, self.tie_break)[1]  # position among the usable models
@@ -622,6 +647,8 @@ class CrossValidationSelector(_GridEstimator):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class of the SVMs.
     cv_errors_ : ndarray of int, shape (len(gammas), len(Cs))
     best_gamma_, best_C_ : float
     model_ : SVMSolution
@@ -639,8 +666,8 @@ class CrossValidationSelector(_GridEstimator):
 
     def fit(self, X, y):
         """Cross-validate every model (one Gram matrix per gamma), then retrain the best."""
-        X, y = _check_data(X, y)
         gammas, Cs = self._grid()
+        X, y = self._check_data(X, y)
         smaller = int(min(np.sum(y > 0), np.sum(y < 0)))
         folds = check_integer(self.folds, "folds", 2, max(2, smaller))
         if smaller < 2:
@@ -668,17 +695,16 @@ class CrossValidationSelector(_GridEstimator):
         else:
             raise SolveError("libsvm", "max_iter_reached", "no model of the grid could be trained")
         self.model_X_ = X
-        self.classes_ = LABELS.copy()
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """``f(x)`` of the retrained model."""
+        """``f(x)`` of the retrained model; positive values favour ``classes_[1]``."""
         X = self._check_X(X)
         return self.model_.decision_function(rbf_kernel(X, self.model_X_, self.best_gamma_))
 
     def predict(self, X) -> np.ndarray:
-        """``sign f(x)`` (+1 at 0)."""
-        return _sign(self.decision_function(X))
+        """``classes_[1]`` where ``f(x) >= 0``, else ``classes_[0]``."""
+        return self._decode(_sign(self.decision_function(X)))
 
 
 def _fold_errors(solution, K_test, y_test) -> int:
@@ -717,6 +743,8 @@ class TestMarginSelector(_GridEstimator):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the positive class of the SVMs.
     grid_ : ModelGrid
     """
 
@@ -732,10 +760,10 @@ class TestMarginSelector(_GridEstimator):
         """Train every model of the grid on ``(X, y)``."""
         if self.margin not in MARGINS:
             raise ValueError(f"margin: must be one of {MARGINS}, got {self.margin!r}")
-        X, y = _check_data(X, y)
-        self.grid_ = fit_grid(X, y, *self._grid())
+        gammas, Cs = self._grid()
+        X, y = self._check_data(X, y)
+        self.grid_ = fit_grid(X, y, gammas, Cs)
         self.n_iter_, self.work_ = self.grid_.n_iter, self.grid_.work
-        self.classes_ = LABELS.copy()
         return self
 
     def _choose(self, X) -> tuple[np.ndarray, np.ndarray]:
@@ -750,13 +778,15 @@ class TestMarginSelector(_GridEstimator):
 
     def distances(self, X) -> np.ndarray:
         """Margins ``|f_k(x)|`` (or ``|f_k(x)| / ||w_k||``): shape ``(m, len(grid_.usable))``."""
-        return self._distances(self.grid_.decision_values(self._check_X(X)))
+        X = self._check_X(X)
+        return self._distances(self.grid_.decision_values(X))
 
     def chosen_model(self, X) -> np.ndarray:
         """Grid index of the farthest model for each point (random among ties, keyed draws)."""
-        return self.grid_.usable[self._choose(X)[1]]
+        chosen = self._choose(X)[1]
+        return self.grid_.usable[chosen]
 
     def predict(self, X) -> np.ndarray:
-        """``sign f_k(x)`` of the chosen model (+1 at 0)."""
+        """The label of ``sign f_k(x)`` under the chosen model (``classes_[1]`` at 0)."""
         values, k = self._choose(X)
-        return _sign(values[k, np.arange(values.shape[1])])
+        return self._decode(_sign(values[k, np.arange(values.shape[1])]))

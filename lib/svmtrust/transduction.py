@@ -58,7 +58,8 @@ from .validation import (
     check_array,
     check_bool,
     check_C,
-    check_class_labels,
+    check_estimator_X,
+    check_estimator_y,
     check_integer,
     check_kernel_matrix,
     psd_shift,
@@ -204,8 +205,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         if self.solver not in SOLVERS:
             raise ValueError(f"solver: must be one of {SOLVERS}, got {self.solver!r}")
         check_integer(self.max_joint, "max_joint")
-        if not isinstance(self.mondrian, (bool, np.bool_)):
-            raise ValueError(f"mondrian: must be True or False, got {self.mondrian!r}")
+        for name in ("reuse_outside_margin", "mondrian"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name}: must be True or False, got {getattr(self, name)!r}")
 
     def _kernel_block(self, A, B) -> np.ndarray:
         """``kernel(A, B)``, checked to be a finite matrix of shape (len(A), len(B))."""
@@ -230,8 +232,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self
         """
         self._check_params()
-        X = check_array(X, "X", ndim=2)
-        self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
+        X = check_estimator_X(self, X, reset=True)
+        self.classes_, self.codes_ = check_estimator_y(y, n=X.shape[0])
         gram = check_kernel_matrix(self._kernel_block(X, X), "kernel")
         self.gram_ = (gram + gram.T) / 2.0
         # K + delta I = L L^T; every augmented matrix is checked through its Schur complement.
@@ -240,7 +242,6 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             self.gram_ + self.psd_shift_ * np.eye(X.shape[0]), lower=True
         )
         self.X_train_ = X
-        self.n_features_in_ = X.shape[1]
         self.base_ = [
             self._solve(self.gram_, self._problem_signs(self.codes_, c), "the training set")
             for c in self._problems()
@@ -250,13 +251,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
     # -- the augmented problems ----------------------------------------------------------
 
     def _check_test(self, X) -> np.ndarray:
-        """Validate test examples against the fitted training set."""
-        check_is_fitted(self, "gram_")
-        X = check_array(X, "X", ndim=2)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X: has {X.shape[1]} features, the model was fitted with "
-                             f"{self.n_features_in_}")
-        return X
+        """Validate test examples against the fitted training set (NotFittedError if unfitted)."""
+        return check_estimator_X(self, X, reset=False)
 
     def _augmented_gram(self, cross, new) -> np.ndarray:
         """The Gram matrix of the training set plus new examples, checked to be PSD.

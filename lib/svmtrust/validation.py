@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 #: A kernel matrix counts as positive semi-definite when its smallest eigenvalue is at least
 #: ``-PSD_TOL`` times its mean diagonal entry (the scale of the kernel).
@@ -386,3 +389,94 @@ def check_indices(index, name: str, n: int, size: int | None = None) -> np.ndarr
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise ValueError(f"{name}: positions must lie in [0, {n})")
     return idx.astype(np.int64)
+
+
+# --------------------------------------------------------------------------- estimators
+
+#: The message of :class:`sklearn.exceptions.NotFittedError` raised by every estimator of the
+#: library (``%(name)s`` is the class name).
+NOT_FITTED = "X: this %(name)s instance is not fitted yet; call fit(X, y) first"
+
+
+class InputTypeError(ValueError, TypeError):
+    """An argument of the wrong type, both a ``ValueError`` and a ``TypeError``.
+
+    Every check of this module raises a ``ValueError`` naming the argument; scikit-learn's
+    estimator checks expect a ``TypeError`` for an entry that is not a number
+    (``check_dtype_object``).
+    """
+
+
+def check_estimator_X(estimator, X, reset: bool) -> np.ndarray:
+    """Return ``X`` as a dense, finite float64 matrix for a scikit-learn estimator.
+
+    Runs :func:`sklearn.utils.validation.validate_data`, which records ``n_features_in_`` when
+    ``reset`` (in ``fit``) and otherwise checks ``X`` against it, and prefixes its messages
+    with ``"X: "``.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+    X : array_like of shape (n, d)
+    reset : bool
+        ``True`` in ``fit`` (at least two rows), ``False`` in every other method, which first
+        requires a fitted estimator.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        (A ``ValueError``) if ``reset`` is ``False`` and ``estimator`` is not fitted.
+    ValueError
+        If ``X`` is sparse, complex, not 2-D, empty, has NaN or infinite values, fewer than two
+        rows in ``fit``, or another number of features than in ``fit``.
+    """
+    if not reset:
+        check_is_fitted(estimator, msg=NOT_FITTED)
+    if scipy.sparse.issparse(X):
+        raise ValueError("X: sparse input is not supported; pass a dense array (X.toarray())")
+    try:
+        return validate_data(estimator, X, reset=reset, dtype=np.float64,
+                             ensure_min_samples=2 if reset else 1)
+    except TypeError as err:
+        raise InputTypeError(f"X: {err}") from None
+    except ValueError as err:
+        raise ValueError(f"X: {err}") from None
+
+
+def check_estimator_y(y, n: int, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes, index)`` of the class labels passed to a classifier's ``fit``.
+
+    Labels of any type, as scikit-learn classifiers take them: a column vector is flattened
+    with a ``DataConversionWarning``, :func:`check_class_labels` encodes them, and
+    continuous targets are refused
+    (:func:`sklearn.utils.multiclass.check_classification_targets`).
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+    n : int
+        The number of training examples.
+    binary : bool
+        Require exactly two classes.
+
+    Raises
+    ------
+    ValueError
+        Naming ``y``, if it is missing, not a vector of class labels of length ``n``, holds a
+        single class, or (``binary``) more than two.
+    """
+    if y is None:
+        raise ValueError("y: this estimator requires y to be passed, but the target y is None")
+    try:
+        labels = column_or_1d(y, warn=True)
+    except ValueError as err:
+        raise ValueError(f"y: {err}") from None
+    classes, index = check_class_labels(labels, "y", n=n)
+    try:
+        check_classification_targets(labels)
+    except ValueError as err:
+        raise ValueError(f"y: {err}") from None
+    if binary and classes.size != 2:
+        raise ValueError(f"y: Only binary classification is supported; found {classes.size} "
+                         f"classes: {classes[:5].tolist()}")
+    return classes, index
