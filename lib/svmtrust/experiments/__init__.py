@@ -21,7 +21,8 @@ from tqdm import tqdm
 from ..validation import check_integer
 
 #: The chapters whose protocol exists, by module name.
-CHAPTERS = ("svm", "transduction", "tcm_nn", "nonconformity_selection", "span", "discrepancy")
+CHAPTERS = ("svm", "transduction", "tcm_nn", "nonconformity_selection", "span", "discrepancy",
+            "selection_compared")
 
 #: The two scales every protocol offers.
 SCALES = ("book", "paper")
