@@ -110,8 +110,11 @@ def load(name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def grid(scale: str, n_features: int) -> tuple[tuple, tuple]:
     """``(gammas, Cs)`` of a scale for data with ``n_features`` features."""
-    cfg = SETTINGS[check_scale(scale)]
-    n_features = check_integer(n_features, "n_features")
+    return _grid(SETTINGS[check_scale(scale)], check_integer(n_features, "n_features"))
+
+
+def _grid(cfg: dict, n_features: int) -> tuple[tuple, tuple]:
+    """``(gammas, Cs)`` of the settings ``cfg`` (an entry of :data:`SETTINGS`)."""
     return (tuple(2.0**k / n_features for k in cfg["log2_gamma_d"]),
             tuple(2.0**c for c in cfg["log2_C"]))
 
@@ -331,10 +334,9 @@ def evaluate_split(data: dict, gammas, Cs) -> tuple[pd.DataFrame, list[dict]]:
 
 def _task(task, rng) -> list[dict]:
     """One split of one data set: its grid rows then its choice rows."""
-    name, split, scale = task
-    cfg = SETTINGS[scale]
+    name, split, cfg = task
     data = draw_split(name, cfg["n_train"], cfg["shuffles"], rng)
-    curve, picks = evaluate_split(data, *grid(scale, data["X_train"].shape[1]))
+    curve, picks = evaluate_split(data, *_grid(cfg, data["X_train"].shape[1]))
     base = {"data": name, "split": split, "n_train": len(data["y_train"]),
             "n_test": len(data["y_test"])}
     return ([{"table": "grid", **base, **row} for row in curve.to_dict("records")]
@@ -366,7 +368,8 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         ``n_train``, ``n_test``.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
-    tasks = [(name, split, scale) for name in DATASETS for split in range(SETTINGS[scale]["splits"])]
+    cfg = SETTINGS[scale]
+    tasks = [(name, split, cfg) for name in DATASETS for split in range(cfg["splits"])]
     results = parallel_map(_task, tasks, seed=seed, n_jobs=n_jobs, desc="splits",
                            progress=progress)
     return pd.DataFrame([row for rows in results for row in rows])
