@@ -135,7 +135,7 @@ def test_tiny_run_equals_the_chapters_functions(tiny_run):
         assert row["test_error"] == ref["test_error"]
         assert row["span"] == ref["span_rule"] and row["loo"] == ref["loo"]
         assert row["radius_margin"] == pytest.approx(ref["radius_margin"], rel=1e-6)
-        assert row["rescaled"] == pytest.approx(ref["rescaled"], rel=1e-9)
+        assert row["rescaled"] == pytest.approx(ref["rescaled"], rel=1e-6)  # BLAS threads
         sol = fit_svm(K, y, C, solver="libsvm", check_kernel=False)
         kernel, w_max = partial(rbf_kernel, gamma=gamma), np.sqrt(sol.w_norm_squared)
         md = np.mean([1 - 2 * soft_loss_lower_bound(X, f, w_max, kernel) for f in data["flips"]])
