@@ -68,12 +68,15 @@ def test_prints_the_summary_not_the_rows(tmp_path, capsys):
     assert "time_cvxpy" not in printed and "time_cvxpy" in rows.columns
 
 
-@pytest.mark.parametrize("name", ["transduction", "tcm_nn", "span", "nonconformity_selection",
-                                  "discrepancy"])
+@pytest.mark.parametrize(
+    "name", ["transduction", "tcm_nn", "span", "nonconformity_selection", "discrepancy"]
+)
 def test_summary_of_each_recorded_run(name, capsys):
     from pathlib import Path
 
-    rows = pd.read_csv(Path(__file__).resolve().parents[1] / "book" / "recorded" / f"{name}-paper.csv")
+    rows = pd.read_csv(
+        Path(__file__).resolve().parents[1] / "book" / "recorded" / f"{name}-paper.csv"
+    )
     cli.print_summary(name, rows)
     printed = capsys.readouterr().out
     assert 5 < len(printed.splitlines()) < 200

@@ -103,8 +103,10 @@ def test_infinite_scores_are_the_strangest():
     assert p_values(scores, np.inf) == pytest.approx(2 / 4)
     assert p_values(scores, 1e308) == pytest.approx(2 / 4)
     assert p_values(scores, 0.0) == pytest.approx(1.0)
-    assert np.array_equal(p_values(scores, [np.inf, 3.0]),
-                          p_values_batch(np.array(scores), np.array([np.inf, 3.0]), smoothing=False))
+    assert np.array_equal(
+        p_values(scores, [np.inf, 3.0]),
+        p_values_batch(np.array(scores), np.array([np.inf, 3.0]), smoothing=False),
+    )
 
 
 def test_include_new_false_is_hardoon_convention():
@@ -122,7 +124,9 @@ def test_include_new_false_relation_to_conformal():
     rng = np.random.default_rng(3)
     old, new = rng.integers(0, 5, size=30).astype(float), rng.integers(-1, 7, size=20).astype(float)
     n = old.size
-    assert np.allclose(p_values(old, new), (n * p_values(old, new, include_new=False) + 1) / (n + 1))
+    assert np.allclose(
+        p_values(old, new), (n * p_values(old, new, include_new=False) + 1) / (n + 1)
+    )
 
 
 def test_non_strict_regions():

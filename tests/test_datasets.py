@@ -31,11 +31,14 @@ from svmtrust.datasets import (
 
 # name, X shape, class counts, sha256[:16] of round(X, 9) as float64, sha256[:16] of y as int64
 EXPECTED = [
-    ("usps_like", (5000, 256), {d: 500 for d in range(10)},
-     "a7a6cdaa6e208e12", "c3556f4a243d7dc7"),
-    ("optdigits", (5620, 64),
-     {0: 554, 1: 571, 2: 557, 3: 572, 4: 568, 5: 558, 6: 558, 7: 566, 8: 554, 9: 562},
-     "b141e7855f6c1c12", "3b884bc431f46ea4"),
+    ("usps_like", (5000, 256), {d: 500 for d in range(10)}, "a7a6cdaa6e208e12", "c3556f4a243d7dc7"),
+    (
+        "optdigits",
+        (5620, 64),
+        {0: 554, 1: 571, 2: 557, 3: 572, 4: 568, 5: 558, 6: 558, 7: 566, 8: 554, 9: 562},
+        "b141e7855f6c1c12",
+        "3b884bc431f46ea4",
+    ),
     ("mnist_01", (1000, 784), {-1: 500, 1: 500}, "4588bec77a39751a", "2ad6145238575e0f"),
     ("breast", (277, 36), {-1: 196, 1: 81}, "9bba2efface4b115", "1afa0a90ce8355ba"),
     ("votes", (232, 16), {-1: 124, 1: 108}, "91e18eef9cf578a5", "03cff8874ee5caec"),
@@ -46,14 +49,29 @@ EXPECTED = [
     ("bupa", (345, 6), {-1: 200, 1: 145}, "9867bb5aa1f7cfbf", "9ab21c54c720152d"),
     ("glass", (163, 9), {-1: 76, 1: 87}, "0376465cd4689ef4", "8844be99a40e9e04"),
     ("haberman", (294, 3), {-1: 75, 1: 219}, "52064a5b78702ab5", "871220f477deec56"),
-    ("satimage", (6435, 36), {1: 1533, 2: 703, 3: 1358, 4: 626, 5: 707, 7: 1508},
-     "aaaadb0789e9383e", "24b3492c5ebf5f75"),
-    ("segment", (2310, 19), {c: 330 for c in range(1, 8)},
-     "3196ee141a9e8981", "774d9ad557ee2b25"),
+    (
+        "satimage",
+        (6435, 36),
+        {1: 1533, 2: 703, 3: 1358, 4: 626, 5: 707, 7: 1508},
+        "aaaadb0789e9383e",
+        "24b3492c5ebf5f75",
+    ),
+    ("segment", (2310, 19), {c: 330 for c in range(1, 8)}, "3196ee141a9e8981", "774d9ad557ee2b25"),
     ("shuttle", (1829, 9), {-1: 1706, 1: 123}, "a06c2467b74b1891", "b9212a0eae4cb976"),
 ]
-BINARY = {"mnist_01", "breast", "votes", "credit", "pima", "breastw", "ionosphere", "bupa",
-          "glass", "haberman", "shuttle"}
+BINARY = {
+    "mnist_01",
+    "breast",
+    "votes",
+    "credit",
+    "pima",
+    "breastw",
+    "ionosphere",
+    "bupa",
+    "glass",
+    "haberman",
+    "shuttle",
+}
 
 
 def _sha(a: np.ndarray) -> str:

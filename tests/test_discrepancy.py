@@ -145,8 +145,15 @@ def test_equivalent_to_c_svm(C):
         (lambda X, y: maximal_discrepancy(X, y, 1.0, n_shuffles=0), "n_shuffles"),
         (lambda X, y: soft_loss([0.0, np.nan]), "margins"),
     ],
-    ids=["w_max zero", "w_max negative", "odd l", "NaN", "single class", "no shuffles",
-         "NaN margins"],
+    ids=[
+        "w_max zero",
+        "w_max negative",
+        "odd l",
+        "NaN",
+        "single class",
+        "no shuffles",
+        "NaN margins",
+    ],
 )
 def test_bad_input(call, name):
     X, y = _noisy(0, 10)
@@ -158,8 +165,10 @@ def test_bad_input(call, name):
 def test_protocol_same_results_for_n_jobs():
     """Both stages of the Table 1 protocol give identical rows with one worker and with two:
     every task draws from its own seeded generator, whichever process runs it."""
-    stages = [(protocol._select_task, [(20, i, 3) for i in range(3)]),
-              (protocol._table_task, [(20, i, 3, 1.0, 3) for i in range(3)])]
+    stages = [
+        (protocol._select_task, [(20, i, 3) for i in range(3)]),
+        (protocol._table_task, [(20, i, 3, 1.0, 3) for i in range(3)]),
+    ]
     for task, tasks in stages:
         one = parallel_map(task, tasks, seed=4, n_jobs=1, progress=False)
         two = parallel_map(task, tasks, seed=4, n_jobs=2, progress=False)
@@ -171,12 +180,23 @@ def test_table1_statistics_and_text():
     """Table 1's mean and Student-t half-width, in percent, on hand-made replicates, and the
     bound-against-CV comparison of the radius."""
     values = np.array([0.10, 0.12, 0.14, 0.16])
-    rows = pd.DataFrame({
-        "stage": "table", "l": 20, "w_max": 0.3, "BL": values, "UL": values - 0.01,
-        "pi_hat": values / 2, "pi_hat_cv": values / 4, "UL_md_negative": [0.0, 0.0, 0.5, 0.0],
-        "BL_md_min": [0.2, 0.1, 0.3, 0.4], "n_peeled": 1, "n_peeled_shuffles": 2.0,
-        "w_max_cv": [1.0, 0.7, 1.0, 0.45], "pi_hat_plain": values / 3,
-    })
+    rows = pd.DataFrame(
+        {
+            "stage": "table",
+            "l": 20,
+            "w_max": 0.3,
+            "BL": values,
+            "UL": values - 0.01,
+            "pi_hat": values / 2,
+            "pi_hat_cv": values / 4,
+            "UL_md_negative": [0.0, 0.0, 0.5, 0.0],
+            "BL_md_min": [0.2, 0.1, 0.3, 0.4],
+            "n_peeled": 1,
+            "n_peeled_shuffles": 2.0,
+            "w_max_cv": [1.0, 0.7, 1.0, 0.45],
+            "pi_hat_plain": values / 3,
+        }
+    )
     t1 = protocol.table1(rows)
     half = stats.t.ppf(0.975, 3) * 100 * values.std(ddof=1) / 2
     assert t1.loc[20, "BL"] == pytest.approx(13.0) and t1.loc[20, "BL_ci"] == pytest.approx(half)
@@ -189,7 +209,9 @@ def test_table1_statistics_and_text():
     assert text.loc[20, "BL paper"] == "32.5 ± 1.2"
     cv = protocol.cv_comparison(rows)
     assert cv.loc[20, "w_max_bound"] == 0.3 and cv.loc[20, "w_max_cv_median"] == 0.85
-    assert cv.loc[20, "pi_bound"] == pytest.approx(13.0 / 3) and cv.loc[20, "pi_cv"] == pytest.approx(3.25)
+    assert cv.loc[20, "pi_bound"] == pytest.approx(13.0 / 3) and cv.loc[
+        20, "pi_cv"
+    ] == pytest.approx(3.25)
 
 
 def _small(seed):

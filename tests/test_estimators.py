@@ -45,8 +45,9 @@ ESTIMATORS = [
 EXPECTED_FAILURES = {type(e).__name__: {} for e in ESTIMATORS}
 
 
-@parametrize_with_checks(ESTIMATORS,
-                         expected_failed_checks=lambda e: EXPECTED_FAILURES[type(e).__name__])
+@parametrize_with_checks(
+    ESTIMATORS, expected_failed_checks=lambda e: EXPECTED_FAILURES[type(e).__name__]
+)
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 

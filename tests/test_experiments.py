@@ -31,7 +31,14 @@ def test_parallel_map_same_results_for_one_and_two_jobs():
 
 
 DETERMINISTIC = [
-    "data", "kernel", "C", "n", "n_sv", "support_equal", "bounded_equal", "support_mismatch",
+    "data",
+    "kernel",
+    "C",
+    "n",
+    "n_sv",
+    "support_equal",
+    "bounded_equal",
+    "support_mismatch",
     "bounded_mismatch",
 ]
 
@@ -76,8 +83,9 @@ def test_svm_compare_solvers_dual_values_equal_the_primal_optimum():
     y = np.r_[-np.ones(25), np.ones(25)]
     C = 0.8
     w, b, xi = cp.Variable(2), cp.Variable(), cp.Variable(50, nonneg=True)
-    primal = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)),
-                        [cp.multiply(y, X @ w + b) >= 1 - xi])
+    primal = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)), [cp.multiply(y, X @ w + b) >= 1 - xi]
+    )
     primal.solve(solver=cp.CLARABEL)
     result = svm_protocol.compare_solvers(X @ X.T, y, C)
     assert np.isclose(result["objective"], primal.value, rtol=1e-6)
@@ -87,7 +95,9 @@ def test_svm_compare_solvers_dual_values_equal_the_primal_optimum():
 
 def test_command_line_writes_csv(tmp_path, capsys):
     out = tmp_path / "svm.csv"
-    assert main(["svm", "--scale", "book", "--seed", "0", "--n-jobs", "1", "--output", str(out)]) == 0
+    assert (
+        main(["svm", "--scale", "book", "--seed", "0", "--n-jobs", "1", "--output", str(out)]) == 0
+    )
     printed = capsys.readouterr().out
     assert "ionosphere" in printed and "objective_gap" in printed
     table = pd.read_csv(out)
@@ -107,10 +117,11 @@ def test_progress_bar_shown_unless_switched_off(monkeypatch, capsys):
     assert not show_progress(True)
 
 
-@pytest.mark.parametrize("n_jobs, expected", [(None, 1), (1, 1), (3, 3), (-1, -1),
-                                              (np.int64(2), 2)])
+@pytest.mark.parametrize(
+    "n_jobs, expected", [(None, 1), (1, 1), (3, 3), (-1, -1), (np.int64(2), 2)]
+)
 def test_check_n_jobs_counts_workers_as_joblib_does(n_jobs, expected):
-    assert experiments.check_n_jobs is validation.check_n_jobs   # one check for every caller
+    assert experiments.check_n_jobs is validation.check_n_jobs  # one check for every caller
     assert validation.check_n_jobs(n_jobs) == expected
 
 

@@ -13,8 +13,15 @@ from svmtrust.keel import drop_missing, one_hot, plus_minus, read_table
 
 
 def test_missing_rows_dropped_and_text_one_hot_encoded():
-    frame = pd.DataFrame({0: ["1", "?", "3", "4"], 1: ["b", "a", "a", "c"],
-                          2: ["y", "n", "n", "y"], 3: [1.5, 2.0, 2.5, np.nan], 4: ["p"] * 4})
+    frame = pd.DataFrame(
+        {
+            0: ["1", "?", "3", "4"],
+            1: ["b", "a", "a", "c"],
+            2: ["y", "n", "n", "y"],
+            3: [1.5, 2.0, 2.5, np.nan],
+            4: ["p"] * 4,
+        }
+    )
     kept, note = drop_missing(frame)
     assert len(kept) == 2 and note.startswith("2 rows with missing values dropped (of 4)")
     frame.loc[3, 3] = 0.5

@@ -49,8 +49,11 @@ def test_rbf_diagonal_is_one_and_values_in_unit_interval():
 
 
 @settings(max_examples=40, deadline=None)
-@given(arrays(np.float64, st.tuples(st.integers(2, 12), st.integers(1, 4)),
-              elements=st.floats(-10, 10)))
+@given(
+    arrays(
+        np.float64, st.tuples(st.integers(2, 12), st.integers(1, 4)), elements=st.floats(-10, 10)
+    )
+)
 def test_property_psd(X):
     for kernel in KERNELS.values():
         K = kernel(X)
@@ -68,12 +71,16 @@ def test_kernels_against_scikit_learn_pairwise(same):
     X = rng.normal(size=(30, 5))
     Z = None if same else rng.normal(size=(12, 5))
     Zs = X if same else Z
-    np.testing.assert_allclose(linear_kernel(X, Z), pairwise.linear_kernel(X, Zs), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(rbf_kernel(X, Z, gamma=0.3), pairwise.rbf_kernel(X, Zs, gamma=0.3),
-                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        linear_kernel(X, Z), pairwise.linear_kernel(X, Zs), rtol=1e-12, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        rbf_kernel(X, Z, gamma=0.3), pairwise.rbf_kernel(X, Zs, gamma=0.3), rtol=1e-12, atol=1e-14
+    )
     expected = pairwise.polynomial_kernel(X, Zs, degree=3, gamma=1.0, coef0=0.0) / 256.0
-    np.testing.assert_allclose(polynomial_kernel(X, Z, degree=3, scale=256.0), expected,
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        polynomial_kernel(X, Z, degree=3, scale=256.0), expected, rtol=1e-12, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("scale", [1e-150, 1e-100, 1.0, 1e100])
@@ -84,8 +91,9 @@ def test_rbf_at_extreme_scales_against_scikit_learn(scale):
     rng = np.random.default_rng(8)
     X, Z = scale * rng.normal(size=(20, 3)), scale * rng.normal(size=(7, 3))
     gamma = 0.5 / scale**2
-    np.testing.assert_allclose(rbf_kernel(X, Z, gamma), pairwise.rbf_kernel(X, Z, gamma=gamma),
-                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        rbf_kernel(X, Z, gamma), pairwise.rbf_kernel(X, Z, gamma=gamma), rtol=1e-12, atol=1e-14
+    )
 
 
 @pytest.mark.parametrize("scale", [1e155, 1e300])

@@ -141,8 +141,11 @@ def test_estimator_bound_is_epsilon_plus_constant():
 
 def _naive_models(X, y, gammas, Cs, tol=SELECTION_TOL):
     """One kernel and one fit per model, no sharing."""
-    return [(g, fit_svm(rbf_kernel(X, gamma=g), y, c, solver="libsvm", check_kernel=False, tol=tol))
-            for g in gammas for c in Cs]
+    return [
+        (g, fit_svm(rbf_kernel(X, gamma=g), y, c, solver="libsvm", check_kernel=False, tol=tol))
+        for g in gammas
+        for c in Cs
+    ]
 
 
 def test_nonconformity_selector_agrees_with_naive_loop():
@@ -153,20 +156,28 @@ def test_nonconformity_selector_agrees_with_naive_loop():
     tr, va = model.train_index_, model.validation_index_
     assert len(va) == 18 and len(np.intersect1d(tr, va)) == 0 and len(tr) + len(va) == 90
     models = _naive_models(X[tr], y[tr], SMALL_GAMMAS, SMALL_CS)
-    margins = np.array([y[va] * s.decision_function(rbf_kernel(X[va], X[tr], g)) for g, s in models])
+    margins = np.array(
+        [y[va] * s.decision_function(rbf_kernel(X[va], X[tr], g)) for g, s in models]
+    )
     values = np.array([s.decision_function(rbf_kernel(X_test, X[tr], g)) for g, s in models])
     assert np.allclose(margins, model.validation_margins_, atol=1e-10)
     # libsvm's default tolerance moves the margins only in the third decimal
     accurate = _naive_models(X[tr], y[tr], SMALL_GAMMAS, SMALL_CS, tol=None)
-    exact = np.array([y[va] * s.decision_function(rbf_kernel(X[va], X[tr], g)) for g, s in accurate])
+    exact = np.array(
+        [y[va] * s.decision_function(rbf_kernel(X[va], X[tr], g)) for g, s in accurate]
+    )
     assert np.max(np.abs(exact - model.validation_margins_)) <= 5e-3
     naive_eps = _brute_epsilon(margins, values)
     epsilon, _, y_crit = model.epsilon_crit_(X_test)
     assert np.allclose(epsilon, naive_eps)
     # wherever every minimising pair names the same label, the prediction is determined
     for i in range(len(X_test)):
-        labels = {lab for k in range(len(models)) for lab in (-1.0, 1.0)
-                  if np.mean(margins[k] <= lab * values[k, i]) == naive_eps[i]}
+        labels = {
+            lab
+            for k in range(len(models))
+            for lab in (-1.0, 1.0)
+            if np.mean(margins[k] <= lab * values[k, i]) == naive_eps[i]
+        }
         if len(labels) == 1:
             assert model.predict(X_test[i : i + 1])[0] == -labels.pop()
 
@@ -179,15 +190,22 @@ def test_cross_validation_agrees_with_naive_loop():
     for i, g in enumerate(SMALL_GAMMAS):
         for j, c in enumerate(SMALL_CS):
             for train, test in folds:
-                s = fit_svm(rbf_kernel(X[train], gamma=g), y[train], c, solver="libsvm",
-                            check_kernel=False, tol=SELECTION_TOL)
+                s = fit_svm(
+                    rbf_kernel(X[train], gamma=g),
+                    y[train],
+                    c,
+                    solver="libsvm",
+                    check_kernel=False,
+                    tol=SELECTION_TOL,
+                )
                 f = s.decision_function(rbf_kernel(X[test], X[train], g))
                 errors[i, j] += np.sum(np.where(f >= 0, 1.0, -1.0) != y[test])
     assert np.array_equal(cv.cv_errors_, errors)
     best = np.unravel_index(np.argmin(errors), errors.shape)
     assert (cv.best_gamma_, cv.best_C_) == (SMALL_GAMMAS[best[0]], SMALL_CS[best[1]])
-    s = fit_svm(rbf_kernel(X, gamma=cv.best_gamma_), y, cv.best_C_, solver="libsvm",
-                tol=SELECTION_TOL)
+    s = fit_svm(
+        rbf_kernel(X, gamma=cv.best_gamma_), y, cv.best_C_, solver="libsvm", tol=SELECTION_TOL
+    )
     X_test = _data(30, seed=5)[0]
     f = s.decision_function(rbf_kernel(X_test, X, cv.best_gamma_))
     assert np.array_equal(cv.predict(X_test), np.where(f >= 0, 1.0, -1.0))
@@ -243,9 +261,11 @@ def test_bad_input():
     with pytest.raises(ValueError, match="^validation_size"):
         NonconformityModelSelector(SMALL_GAMMAS, SMALL_CS, validation_size=0).fit(X, y)
     one_class = np.ones(40)
-    for est in (NonconformityModelSelector(SMALL_GAMMAS, SMALL_CS),
-                CrossValidationSelector(SMALL_GAMMAS, SMALL_CS),
-                TestMarginSelector(SMALL_GAMMAS, SMALL_CS)):
+    for est in (
+        NonconformityModelSelector(SMALL_GAMMAS, SMALL_CS),
+        CrossValidationSelector(SMALL_GAMMAS, SMALL_CS),
+        TestMarginSelector(SMALL_GAMMAS, SMALL_CS),
+    ):
         with pytest.raises(ValueError, match="^y"):
             est.fit(X, one_class)
         bad = X.copy()
@@ -286,9 +306,11 @@ def test_protocol_fold_and_same_results_for_n_jobs():
 def test_prediction_alone_equals_prediction_in_a_batch():
     X, y = _data(90, seed=9)
     X_test = _data(60, seed=10)[0]
-    for est in (NonconformityModelSelector(SMALL_GAMMAS, SMALL_CS, seed=3),
-                NonconformityModelSelector(SMALL_GAMMAS, SMALL_CS, seed=3, tie_break="credibility"),
-                TestMarginSelector(SMALL_GAMMAS, SMALL_CS, seed=3)):
+    for est in (
+        NonconformityModelSelector(SMALL_GAMMAS, SMALL_CS, seed=3),
+        NonconformityModelSelector(SMALL_GAMMAS, SMALL_CS, seed=3, tie_break="credibility"),
+        TestMarginSelector(SMALL_GAMMAS, SMALL_CS, seed=3),
+    ):
         est.fit(X, y)
         batch = est.predict(X_test)
         alone = np.array([est.predict(X_test[i : i + 1])[0] for i in range(len(X_test))])
@@ -344,7 +366,8 @@ def test_dkw_bound_arithmetic():
     assert nonconformity_bound(0.0, 50, 110, 0.05, kind="dkw") == pytest.approx(0.2896, abs=1e-4)
     assert nonconformity_bound(0.0, 50, 110, 0.05, kind="vc") == pytest.approx(3.0677, abs=1e-4)
     assert nonconformity_bound([0.1, 0.2], 50, 1, 0.1, kind="dkw") == pytest.approx(
-        np.array([0.1, 0.2]) + math.sqrt(math.log(20) / 100))
+        np.array([0.1, 0.2]) + math.sqrt(math.log(20) / 100)
+    )
 
 
 @pytest.mark.parametrize("n,delta", [(50, 0.05), (200, 0.2)])
@@ -371,8 +394,9 @@ def test_estimator_dkw_bound():
     X, y = _data()
     model = NonconformityModelSelector(SMALL_GAMMAS, SMALL_CS, validation_size=20).fit(X, y)
     epsilon = model.epsilon_crit_(X)[0]
-    assert np.allclose(model.bound(X, 0.1, kind="dkw"),
-                       epsilon + math.sqrt(math.log(2 * 4 / 0.1) / 40))
+    assert np.allclose(
+        model.bound(X, 0.1, kind="dkw"), epsilon + math.sqrt(math.log(2 * 4 / 0.1) / 40)
+    )
 
 
 def test_patch_counterexample_per_point_reading_fails_joint_statement_holds():
@@ -406,8 +430,9 @@ def test_selector_work_against_naive_loops():
     for train, _ in StratifiedKFold(5, shuffle=True, random_state=7).split(X, y):
         for _, s in _naive_models(X[train], y[train], SMALL_GAMMAS, SMALL_CS):
             iters, work = iters + s.n_iter, work + s.n_iter * len(train)
-    retrain = fit_svm(rbf_kernel(X, gamma=cv.best_gamma_), y, cv.best_C_, solver="libsvm",
-                      tol=SELECTION_TOL).n_iter
+    retrain = fit_svm(
+        rbf_kernel(X, gamma=cv.best_gamma_), y, cv.best_C_, solver="libsvm", tol=SELECTION_TOL
+    ).n_iter
     assert cv.n_iter_ == iters + retrain and cv.work_ == work + retrain * len(X)
 
 

@@ -39,7 +39,7 @@ def test_a_certificate_is_final_and_named(monkeypatch):
     with pytest.raises(qp.SolveError, match="infeasible.*: an empty interval") as info:
         qp.solve(problem, "an empty interval")
     assert (info.value.solver, info.value.status) == ("cvxpy", "infeasible")
-    assert tolerances == [qp.TOL]                       # no retry of a certificate
+    assert tolerances == [qp.TOL]  # no retry of a certificate
 
 
 def test_a_stalled_solve_is_retried_once_at_clarabel_default(monkeypatch):
@@ -65,14 +65,15 @@ def test_both_attempts_failing_raise_with_the_last_status(monkeypatch):
 
 def test_psd_eigh_keeps_the_numerical_rank():
     X = np.random.default_rng(1).normal(size=(12, 3))
-    eigvals, eigvecs = qp.psd_eigh(X @ X.T)            # rank 3; nine eigenvalues at rounding
+    eigvals, eigvecs = qp.psd_eigh(X @ X.T)  # rank 3; nine eigenvalues at rounding
     assert eigvals.shape == (3,) and eigvecs.shape == (12, 3) and np.all(eigvals > 0)
     F = qp.kernel_factor(X @ X.T)
     assert F.shape == (12, 3) and np.allclose(F @ F.T, X @ X.T, atol=1e-12)
     # the covariance of the centred points has the nonzero eigenvalues of their Gram matrix
     centred = X - X.mean(axis=0)
-    assert np.allclose(qp.psd_eigh(centred.T @ centred, n=12)[0],
-                       qp.psd_eigh(centred @ centred.T)[0], rtol=1e-12)
+    assert np.allclose(
+        qp.psd_eigh(centred.T @ centred, n=12)[0], qp.psd_eigh(centred @ centred.T)[0], rtol=1e-12
+    )
     # an eigenvalue that rounding made slightly negative is dropped with the zeros
     U = np.linalg.qr(np.random.default_rng(3).normal(size=(4, 4)))[0]
     eigvals, _ = qp.psd_eigh(U @ np.diag([-1e-17, 0.0, 1.0, 2.0]) @ U.T)
@@ -93,7 +94,7 @@ def test_compiled_problems_are_cached_boundedly_and_do_not_remember_earlier_solv
     rep = discrepancy.represent(X)
     discrepancy._compiled.cache_clear()
     first = discrepancy.solve_reduced(rep, y, 0.7)
-    discrepancy.solve_reduced(rep, -y, 3.0)             # another solve of the same problem
+    discrepancy.solve_reduced(rep, -y, 3.0)  # another solve of the same problem
     again = discrepancy.solve_reduced(rep, y, 0.7)
     assert np.array_equal(first[0], again[0]) and first[1] == again[1]
     info = discrepancy._compiled.cache_info()

@@ -34,7 +34,8 @@ def test_rank_sum_exact_against_enumeration(seed):
     scores = rng.integers(0, 4, size=N).astype(float)  # heavy ties, as multipliers at 0 and C
     test_index = rng.choice(N, size=k, replace=False)
     assert rank_sum_p_value(scores, test_index) == pytest.approx(
-        float(_brute_rank_sum_p(scores.tolist(), test_index.tolist())), abs=1e-15)
+        float(_brute_rank_sum_p(scores.tolist(), test_index.tolist())), abs=1e-15
+    )
 
 
 @pytest.mark.parametrize("k", [2, 3, 5])
@@ -58,8 +59,9 @@ def test_rank_sum_k1_is_eq13(seed):
     scores = rng.choice([0.0, 0.5, 1.0, 2.0, 3.5], size=25)
     for j in range(25):
         old = np.delete(scores, j)
-        assert rank_sum_p_value(scores, [j]) == pytest.approx(conformal.p_values(old, scores[j]),
-                                                               abs=1e-15)
+        assert rank_sum_p_value(scores, [j]) == pytest.approx(
+            conformal.p_values(old, scores[j]), abs=1e-15
+        )
         assert rank_sum_p_value(scores, [j]) == pytest.approx(np.mean(scores >= scores[j]))
 
 
@@ -76,5 +78,7 @@ def test_rank_sum_counts_add_up_at_the_size_limit():
     ranks = rankdata(np.r_[np.zeros(400), np.arange(110.0)], method="max")  # l = 500, k = 10
     counts = rank_sum_counts(ranks, 10)
     assert counts.sum() == pytest.approx(math.comb(510, 10), rel=1e-12)
-    small = rank_sum_counts(rankdata(np.arange(30.0), method="max"), 4)  # binom(30, 4) < 2^53: exact integers
+    small = rank_sum_counts(
+        rankdata(np.arange(30.0), method="max"), 4
+    )  # binom(30, 4) < 2^53: exact integers
     assert small.sum() == math.comb(30, 4) and np.all(small == np.round(small))

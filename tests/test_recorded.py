@@ -40,11 +40,15 @@ def test_discrepancy_run_is_paper_scale():
 
 def test_nonconformity_run_is_paper_scale():
     rows = _load("nonconformity_selection")
-    assert set(rows["data"]) == set(nonconformity_selection.DATASETS + nonconformity_selection.VARIANTS)
+    assert set(rows["data"]) == set(
+        nonconformity_selection.DATASETS + nonconformity_selection.VARIANTS
+    )
     assert set(rows["method"]) == set(nonconformity_selection.METHODS)
     counts = rows.groupby(["data", "method"]).size()
     assert (counts == nonconformity_selection.N_FOLDS).all()
-    assert (rows["n_models"] == len(nonconformity_selection.GAMMAS) * len(nonconformity_selection.CS)).all()
+    assert (
+        rows["n_models"] == len(nonconformity_selection.GAMMAS) * len(nonconformity_selection.CS)
+    ).all()
     # the columns of the current protocol: deterministic work, eps_crit = 0 share, second criterion
     assert (rows["iterations"] > 0).all() and (rows["work"] > 0).all()
     nc = rows[rows["method"] == "Nonconformity"]
@@ -80,8 +84,9 @@ def test_tcm_nn_run_is_paper_scale():
     for data in tcm_nn.DIGITS:
         ks = set(main.loc[(main["data"] == data) & (main["method"] == "TCM-NN"), "k"])
         assert ks == set(tcm_nn.FIGURE1_K["paper"])
-    spread = tcm_nn.seed_spread("usps_like", seeds=(0, 1, 2), ks=tcm_nn.FIGURE1_K["paper"],
-                                results=rows)
+    spread = tcm_nn.seed_spread(
+        "usps_like", seeds=(0, 1, 2), ks=tcm_nn.FIGURE1_K["paper"], results=rows
+    )
     assert set(spread["seed"]) == {0, 1, 2}
     assert len(spread) == 3 * (2 * len(tcm_nn.FIGURE1_K["paper"]) + 1)
 
@@ -94,18 +99,23 @@ def test_span_run_is_paper_scale():
     assert sorted(breast["trial"].unique()) == list(range(grid["breast_trials"]))
     assert (digits.groupby("trial").size() == len(grid["sigmas"])).all()
     assert (breast.groupby("trial").size() == len(grid["Cs"])).all()
-    assert digits["value"].min() < 2.0**1.5 < digits["value"].max()   # both sides of the minimum
+    assert digits["value"].min() < 2.0**1.5 < digits["value"].max()  # both sides of the minimum
     assert digits["span_bound"].notna().all()
     for column in (*span.CRITERIA, "agreement_sv", "agreement_errors", "ties", "w2"):
         assert column in rows.columns
-    assert list(span.selection_table(rows).index.get_level_values(0).unique()) == ["digits", "breast"]
+    assert list(span.selection_table(rows).index.get_level_values(0).unique()) == [
+        "digits",
+        "breast",
+    ]
 
 
 def test_transduction_run_is_paper_scale():
     rows = _load("transduction")
     t2 = rows[rows["stage"] == "table2"]
-    expected_runs = {"usps_like": transduction.RUNS["paper"],
-                     "optdigits": transduction.BRACKET_RUNS["paper"]}
+    expected_runs = {
+        "usps_like": transduction.RUNS["paper"],
+        "optdigits": transduction.BRACKET_RUNS["paper"],
+    }
     assert set(t2["data"]) == set(transduction.DATASETS)
     for (data, method), group in t2.groupby(["data", "method"]):
         assert method in transduction.METHODS + transduction.BASELINES
@@ -113,7 +123,8 @@ def test_transduction_run_is_paper_scale():
         assert (group["runs"] == expected_runs[data]).all(), (data, method)
         assert (group["errors"] <= group["runs"]).all()
     assert len(t2) == len(transduction.DATASETS) * len(transduction.SIZES) * (
-        len(transduction.METHODS) + len(transduction.BASELINES))
+        len(transduction.METHODS) + len(transduction.BASELINES)
+    )
     # the summary is re-derivable: intervals contain the rates
     table = transduction.add_intervals(t2[["errors", "runs", "paper_errors"]])
     assert ((table["low"] <= table["rate"]) & (table["rate"] <= table["high"])).all()
@@ -145,7 +156,9 @@ def test_confidence_compared_run_is_paper_scale_and_recomputes():
         stored = trials[(trials["data"] == name) & (trials["trial"] == 0)]
         pd.testing.assert_frame_equal(
             again[["machine", "true", *p_columns]].reset_index(drop=True),
-            stored[["machine", "true", *p_columns]].reset_index(drop=True), check_dtype=False)
+            stored[["machine", "true", *p_columns]].reset_index(drop=True),
+            check_dtype=False,
+        )
     tables = confidence_compared.summary(rows)
     assert len(tables) == 3
 

@@ -28,7 +28,6 @@ from svmtrust.svm import fit_svm
 from .problems import random_problem
 
 
-
 @pytest.fixture(autouse=True, scope="module")
 def _one_blas_thread():
     """Small dense problems run faster on one BLAS thread, above all on a shared machine."""
@@ -164,7 +163,8 @@ def test_radius_margin_bound_definition():
     K, y, C = random_problem("hard", 2)
     sol = fit_svm(K, y, C)
     assert radius_margin_bound(K, sol) == pytest.approx(
-        radius_squared(K) * sol.w_norm_squared / len(y))
+        radius_squared(K) * sol.w_norm_squared / len(y)
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -175,7 +175,8 @@ def test_rescaling_identity_with_linear_kernel(seed):
     K = linear_kernel(X)
     sol = fit_svm(K, y, 1.0)
     assert rescaled_radius_margin_bound(K, sol) == pytest.approx(
-        linear_rescaled_bound(X, sol), rel=1e-8)
+        linear_rescaled_bound(X, sol), rel=1e-8
+    )
 
 
 X_BAD = np.random.default_rng(0).normal(size=(10, 2))
@@ -190,40 +191,59 @@ def _nan(a):
     return a
 
 
-NO_SV = dataclasses.replace(SOL_BAD, alpha=np.zeros(10), support=np.array([], dtype=int),
-                            free=np.array([], dtype=int), bounded=np.array([], dtype=int))
+NO_SV = dataclasses.replace(
+    SOL_BAD,
+    alpha=np.zeros(10),
+    support=np.array([], dtype=int),
+    free=np.array([], dtype=int),
+    bounded=np.array([], dtype=int),
+)
 
 
-@pytest.mark.parametrize("func", [span, span_closed_form, span_rule_loo, span_rule_early_stopping,
-                                  radius_margin_bound,
-                                  rescaled_radius_margin_bound])
-@pytest.mark.parametrize("case,args,name", [
-    ("sizes differ", (K_BAD[:8, :8], SOL_BAD), "sol"),
-    ("no support vectors", (K_BAD, NO_SV), "sol"),
-    ("NaN in K", (_nan(K_BAD), SOL_BAD), "K"),
-    ("not a solution", (K_BAD, "sol"), "sol"),
-])
+@pytest.mark.parametrize(
+    "func",
+    [
+        span,
+        span_closed_form,
+        span_rule_loo,
+        span_rule_early_stopping,
+        radius_margin_bound,
+        rescaled_radius_margin_bound,
+    ],
+)
+@pytest.mark.parametrize(
+    "case,args,name",
+    [
+        ("sizes differ", (K_BAD[:8, :8], SOL_BAD), "sol"),
+        ("no support vectors", (K_BAD, NO_SV), "sol"),
+        ("NaN in K", (_nan(K_BAD), SOL_BAD), "K"),
+        ("not a solution", (K_BAD, "sol"), "sol"),
+    ],
+)
 def test_bad_input(func, case, args, name):
     with pytest.raises(ValueError, match=f"^{name}"):
         func(*args)
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: exact_loo(_nan(K_BAD), Y_BAD, 1.0), "K"),
-    (lambda: exact_loo(K_BAD, Y_BAD[:-1], 1.0), "y"),
-    (lambda: exact_loo(K_BAD, Y_BAD, np.nan), "C"),
-    (lambda: radius_squared(_nan(K_BAD)), "K"),
-    (lambda: span_rule_loo(K_BAD, SOL_BAD, method="exact"), "method"),
-    (lambda: linear_rescaled_bound(X_BAD[:5], SOL_BAD), "sol"),
-    (lambda: linear_rescaled_bound(X_BAD, "sol"), "sol"),
-    (lambda: linear_rescaled_bound(X_BAD, SOL_BAD, box="ball"), "box"),
-    (lambda: rescaled_radius_margin_bound(K_BAD, SOL_BAD, box="tight"), "box"),
-    (lambda: span_bound(K_BAD, SOL_BAD), "sol"),          # C finite: Theorem 1 is for C = inf
-    (lambda: span_bound(K_BAD, fit_svm(K_BAD, Y_BAD), spans=np.ones(3)), "spans"),
-    (lambda: span_bound(_nan(K_BAD), SOL_BAD), "K"),
-    (lambda: jaakkola_haussler_errors(K_BAD[:8, :8], SOL_BAD), "sol"),
-    (lambda: jaakkola_haussler_errors(_nan(K_BAD), SOL_BAD), "K"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: exact_loo(_nan(K_BAD), Y_BAD, 1.0), "K"),
+        (lambda: exact_loo(K_BAD, Y_BAD[:-1], 1.0), "y"),
+        (lambda: exact_loo(K_BAD, Y_BAD, np.nan), "C"),
+        (lambda: radius_squared(_nan(K_BAD)), "K"),
+        (lambda: span_rule_loo(K_BAD, SOL_BAD, method="exact"), "method"),
+        (lambda: linear_rescaled_bound(X_BAD[:5], SOL_BAD), "sol"),
+        (lambda: linear_rescaled_bound(X_BAD, "sol"), "sol"),
+        (lambda: linear_rescaled_bound(X_BAD, SOL_BAD, box="ball"), "box"),
+        (lambda: rescaled_radius_margin_bound(K_BAD, SOL_BAD, box="tight"), "box"),
+        (lambda: span_bound(K_BAD, SOL_BAD), "sol"),  # C finite: Theorem 1 is for C = inf
+        (lambda: span_bound(K_BAD, fit_svm(K_BAD, Y_BAD), spans=np.ones(3)), "spans"),
+        (lambda: span_bound(_nan(K_BAD), SOL_BAD), "K"),
+        (lambda: jaakkola_haussler_errors(K_BAD[:8, :8], SOL_BAD), "sol"),
+        (lambda: jaakkola_haussler_errors(_nan(K_BAD), SOL_BAD), "K"),
+    ],
+)
 def test_bad_input_other(call, name):
     with pytest.raises(ValueError, match=f"^{name}"):
         call()
@@ -250,8 +270,9 @@ def _affine_distance2(Phi, p, others):
 def _poly2_features(X):
     """Explicit feature map of ``(x . z)^2``: all products ``x_i x_j``, with sqrt(2) off the diagonal."""
     d = X.shape[1]
-    cols = [X[:, i] * X[:, j] * (1.0 if i == j else np.sqrt(2.0))
-            for i in range(d) for j in range(i, d)]
+    cols = [
+        X[:, i] * X[:, j] * (1.0 if i == j else np.sqrt(2.0)) for i in range(d) for j in range(i, d)
+    ]
     return np.column_stack(cols)
 
 
@@ -267,14 +288,14 @@ def _three_free_in_the_plane():
 def _closed_form_cases():
     X, y = _three_free_in_the_plane()
     yield "three free SVs in 2-D", X, linear_kernel(X), y, np.inf
-    for seed in range(3):   # soft margin, linear kernel in 3-D: many free SVs, K_FF singular
+    for seed in range(3):  # soft margin, linear kernel in 3-D: many free SVs, K_FF singular
         rng = np.random.default_rng(seed)
         y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
         X = rng.normal(size=(40, 3)) + 0.8 * y[:, None]
         sol = fit_svm(linear_kernel(X), y, 1.0)
-        if sol.free.size <= 4:   # at most d + 1 free SVs: the bordered matrix can be invertible
+        if sol.free.size <= 4:  # at most d + 1 free SVs: the bordered matrix can be invertible
             yield f"linear soft {seed}", X, linear_kernel(X), y, 1.0
-    for seed in range(3):   # polynomial degree 2 in 3-D: 6 explicit features
+    for seed in range(3):  # polynomial degree 2 in 3-D: 6 explicit features
         rng = np.random.default_rng(10 + seed)
         y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
         X = rng.normal(size=(30, 3)) + 0.7 * y[:, None]
@@ -297,7 +318,7 @@ def test_closed_form_equals_least_squares_distance(case):
             continue
         hull = Phi[others] - Phi[others[0]]
         if np.linalg.matrix_rank(hull[1:], tol=1e-8 * np.abs(Phi).max()) < len(others) - 1:
-            continue   # affinely dependent: the bordered matrix is singular (tested below)
+            continue  # affinely dependent: the bordered matrix is singular (tested below)
         exact = _affine_distance2(Phi, p, others)
         assert closed[p] == pytest.approx(exact, rel=1e-9, abs=1e-12 * np.abs(K).max()), p
         checked += 1
@@ -341,12 +362,13 @@ def test_closed_form_singular_bordered_matrix_uses_the_ridge():
 def test_rescaling_boxes_kernel_equals_explicit(box):
     rng = np.random.default_rng(7)
     X = rng.normal(size=(40, 3)) * np.array([3.0, 1.0, 0.3]) + 2.0
-    X[0] *= 4.0                      # one outlier: a box far from symmetric about the mean
+    X[0] *= 4.0  # one outlier: a box far from symmetric about the mean
     y = np.where(X[:, 0] - X[:, 0].mean() + rng.normal(size=40) > 0, 1.0, -1.0)
     K = linear_kernel(X)
     sol = fit_svm(K, y, 1.0)
     assert rescaled_radius_margin_bound(K, sol, box=box) == pytest.approx(
-        linear_rescaled_bound(X, sol, box=box), rel=1e-8)
+        linear_rescaled_bound(X, sol, box=box), rel=1e-8
+    )
 
 
 def test_rescaling_boxes_by_hand():
@@ -369,7 +391,8 @@ def test_rescaling_boxes_by_hand():
     K2 = linear_kernel(X2)
     sol2 = fit_svm(K2, y, 1.0)
     assert rescaled_radius_margin_bound(K2, sol2, box="range") <= rescaled_radius_margin_bound(
-        K2, sol2, box="origin")
+        K2, sol2, box="origin"
+    )
 
 
 # ----------------------------------------------------------------------------- Theorem 1, JH
@@ -390,8 +413,12 @@ def _enclosing_circle_diameter(P):
                 d = 2 * (a[0] * (b[1] - c[1]) + b[0] * (c[1] - a[1]) + c[0] * (a[1] - b[1]))
                 if abs(d) < 1e-14:
                     continue
-                ux = ((a @ a) * (b[1] - c[1]) + (b @ b) * (c[1] - a[1]) + (c @ c) * (a[1] - b[1])) / d
-                uy = ((a @ a) * (c[0] - b[0]) + (b @ b) * (a[0] - c[0]) + (c @ c) * (b[0] - a[0])) / d
+                ux = (
+                    (a @ a) * (b[1] - c[1]) + (b @ b) * (c[1] - a[1]) + (c @ c) * (a[1] - b[1])
+                ) / d
+                uy = (
+                    (a @ a) * (c[0] - b[0]) + (b @ b) * (a[0] - c[0]) + (c @ c) * (b[0] - a[0])
+                ) / d
                 centre = np.array([ux, uy])
                 r = np.linalg.norm(a - centre)
                 if np.all(np.linalg.norm(P - centre, axis=1) <= r * (1 + 1e-12)):
@@ -420,7 +447,7 @@ def test_span_bound_geometry_and_theorem_1(seed):
 def test_jaakkola_haussler_rule_from_explicit_decision_values():
     K, y, C = random_problem("soft", 3)
     sol = fit_svm(K, y, C)
-    f = K @ (sol.alpha * y) + sol.b          # decision values written out, not through the library
+    f = K @ (sol.alpha * y) + sol.b  # decision values written out, not through the library
     expected = np.zeros(len(y), dtype=bool)
     sv = sol.alpha > 0
     expected[sv] = y[sv] * f[sv] - sol.alpha[sv] * np.diag(K)[sv] <= 0

@@ -27,14 +27,25 @@ def test_chapter_stores_only_checked_outputs(path):
 
 
 def test_strip_keeps_checked_outputs_and_drops_the_rest():
-    notebook = {"cells": [
-        {"cell_type": "code", "source": ["# NBVAL_CHECK_OUTPUT\n", "print(1)"], "metadata": {},
-         "outputs": [{"output_type": "stream", "text": "1\n"}], "execution_count": 3},
-        {"cell_type": "code", "source": ["plot()"], "metadata": {"execution": {"t": 1}},
-         "outputs": [{"output_type": "display_data", "data": {"image/png": "..."}}],
-         "execution_count": 4},
-        {"cell_type": "markdown", "source": ["text"], "metadata": {}},
-    ]}
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "source": ["# NBVAL_CHECK_OUTPUT\n", "print(1)"],
+                "metadata": {},
+                "outputs": [{"output_type": "stream", "text": "1\n"}],
+                "execution_count": 3,
+            },
+            {
+                "cell_type": "code",
+                "source": ["plot()"],
+                "metadata": {"execution": {"t": 1}},
+                "outputs": [{"output_type": "display_data", "data": {"image/png": "..."}}],
+                "execution_count": 4,
+            },
+            {"cell_type": "markdown", "source": ["text"], "metadata": {}},
+        ]
+    }
     cells = strip_outputs.strip(notebook)["cells"]
     assert cells[0]["outputs"] and cells[0]["execution_count"] == 3
     assert cells[1]["outputs"] == [] and cells[1]["execution_count"] is None

@@ -18,8 +18,19 @@ from svmtrust.svm import (
 
 from .problems import degenerate_problem, random_problem
 
-KINDS = ("soft", "hard", "unbalanced", "duplicates", "poly", "hard_rbf", "degenerate", "low_rank",
-         "at_bound", "tiny_scale", "huge_scale")
+KINDS = (
+    "soft",
+    "hard",
+    "unbalanced",
+    "duplicates",
+    "poly",
+    "hard_rbf",
+    "degenerate",
+    "low_rank",
+    "at_bound",
+    "tiny_scale",
+    "huge_scale",
+)
 #: 11 kinds x 4 seeds = 44 random problems.
 PROBLEMS = [(kind, seed) for kind in KINDS for seed in range(4)]
 #: Kinds whose optimal multipliers need not be unique (the degenerate problems' w = 0 optimum
@@ -211,8 +222,11 @@ def _margin_violation(K, sol):
     margins = sol.y * (K @ (sol.alpha * sol.y) + sol.b)
     zero, at_c = sol.alpha == 0, sol.alpha == sol.C
     free = ~zero & ~at_c
-    return max(np.max(1 - margins[zero], initial=0), np.max(np.abs(margins[free] - 1), initial=0),
-               np.max(margins[at_c] - 1, initial=0))
+    return max(
+        np.max(1 - margins[zero], initial=0),
+        np.max(np.abs(margins[free] - 1), initial=0),
+        np.max(margins[at_c] - 1, initial=0),
+    )
 
 
 def test_degenerate_set_is_solved_by_libsvm_itself():
@@ -237,8 +251,7 @@ def test_extreme_kernel_scales_give_the_same_svm(kind, factor):
     plain = fit_svm(K, y, C, "libsvm")
     scaled = fit_svm(K * factor, y, C / factor, "libsvm")
     assert scaled.solver == "libsvm"
-    assert np.allclose(scaled.decision_function(K * factor), plain.decision_function(K),
-                       atol=1e-5)
+    assert np.allclose(scaled.decision_function(K * factor), plain.decision_function(K), atol=1e-5)
     assert scaled.objective * factor == pytest.approx(plain.objective, rel=1e-6)
     if kind not in NOT_UNIQUE:
         assert np.allclose(scaled.alpha * factor, plain.alpha, rtol=1e-4, atol=1e-9 * C)
@@ -316,7 +329,9 @@ def test_accurate_run_where_it_converges_reachable_run_where_it_cycles():
     that tolerance; a degenerate one spends the budget, then stops at LIBSVM_REACHABLE_TOL."""
     K, y, C = random_problem("soft", 1)
     direct = SVC(C=C, kernel="precomputed", tol=svm.LIBSVM_TOL * max(1.0, C)).fit(K, y)
-    assert fit_svm(K, y, C, "libsvm").n_iter == direct.n_iter_[0] < svm.LIBSVM_ACCURATE_ITER * len(y)
+    assert (
+        fit_svm(K, y, C, "libsvm").n_iter == direct.n_iter_[0] < svm.LIBSVM_ACCURATE_ITER * len(y)
+    )
     K, y, C = degenerate_problem(0)
     again = SVC(C=C, kernel="precomputed", tol=svm.LIBSVM_REACHABLE_TOL * max(1.0, C)).fit(K, y)
     assert fit_svm(K, y, C, "libsvm").n_iter == svm.LIBSVM_ACCURATE_ITER * len(y) + again.n_iter_[0]

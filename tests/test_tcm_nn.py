@@ -174,8 +174,9 @@ def test_identical_results_for_any_block_size_and_threads(algorithm):
     X_test = rng.normal(size=(77, 4))
     reference = TCMNearestNeighbours(k=2, block_size=1000).fit(X, y).predict_p(X_test)
     for block_size, n_jobs in ((1, None), (7, 2), (64, -1)):
-        model = TCMNearestNeighbours(k=2, block_size=block_size, n_jobs=n_jobs,
-                                     algorithm=algorithm).fit(X, y)
+        model = TCMNearestNeighbours(
+            k=2, block_size=block_size, n_jobs=n_jobs, algorithm=algorithm
+        ).fit(X, y)
         assert np.array_equal(model.predict_p(X_test), reference)
 
 
@@ -253,8 +254,7 @@ def test_tiny_and_huge_coordinates_are_rescaled_exactly(algorithm):
         s = 2.0**power
         model = TCMNearestNeighbours(k=2, algorithm=algorithm).fit(X * s, y)
         assert np.array_equal(model.predict_p(X_test * s), reference), power
-        assert np.array_equal(model.strangeness_,
-                              TCMNearestNeighbours(k=2).fit(X, y).strangeness_)
+        assert np.array_equal(model.strangeness_, TCMNearestNeighbours(k=2).fit(X, y).strangeness_)
     tiny = TCMNearestNeighbours(k=2, algorithm=algorithm).fit(X * 1e-170, y)
     assert np.any(tiny.predict_p(X_test * 1e-170) < 0.5)
 
@@ -290,8 +290,10 @@ def test_protocol_region_counts_and_small_split():
     counts = protocol.region_counts(P, np.array([1, 0, 1]), 0.1)
     assert counts == {"single": 1, "multiple": 1, "empty": 1, "single_correct": 0, "errors": 2}
     name = "shuttle-c2-vs-c4"
-    tasks = [(name, fold, train, test, (1, 2))
-             for fold, (train, test) in enumerate(protocol.splits(name, seed=0)[:4])]
+    tasks = [
+        (name, fold, train, test, (1, 2))
+        for fold, (train, test) in enumerate(protocol.splits(name, seed=0)[:4])
+    ]
     one = parallel_map(protocol._task, tasks, n_jobs=1, progress=False)
     two = parallel_map(protocol._task, tasks, n_jobs=2, progress=False)
     assert one == two
@@ -340,8 +342,9 @@ def test_implied_error_paper_rows_and_bound_against_regions():
             counts = protocol.region_counts(P, true, 0.1)
             one, none = 100 * counts["single"] / n, 100 * counts["empty"] / n
             correct = 100 * counts["single_correct"] / counts["single"]
-            assert np.isclose(protocol.implied_error(one, none, correct),
-                              100 * counts["errors"] / n)
+            assert np.isclose(
+                protocol.implied_error(one, none, correct), 100 * counts["errors"] / n
+            )
     with pytest.raises(ValueError, match="^none:"):
         protocol.implied_error(50.0, -1.0, 90.0)
 
@@ -349,12 +352,17 @@ def test_implied_error_paper_rows_and_bound_against_regions():
 def test_table3_error_columns():
     """Table 3's measured error is the pooled region error; its bound never exceeds it."""
     name = "shuttle-c2-vs-c4"
-    rows = [row for fold, (train, test) in enumerate(protocol.splits(name, seed=0))
-            for row in protocol.evaluate_split(name, fold, train, test, (1,))]
+    rows = [
+        row
+        for fold, (train, test) in enumerate(protocol.splits(name, seed=0))
+        for row in protocol.evaluate_split(name, fold, train, test, (1,))
+    ]
     results = pd.DataFrame(rows)
     table = protocol.table3(results)
     ours = table[table["source"] == "book"]
-    assert ours["error"].notna().all() and table.loc[table["source"] == "paper", "error"].isna().all()
+    assert (
+        ours["error"].notna().all() and table.loc[table["source"] == "paper", "error"].isna().all()
+    )
     regions = results[results["method"] == "TCM-NN region"]
     for _, row in ours.iterrows():
         sub = regions[regions["significance"] == row["significance"]]
@@ -364,8 +372,11 @@ def test_table3_error_columns():
 
 def test_seed_spread_reuses_results_and_is_the_same_for_any_n_jobs():
     name, ks = "shuttle-c2-vs-c4", (1, 2)
-    rows = [row for fold, (train, test) in enumerate(protocol.splits(name, seed=0))
-            for row in protocol.evaluate_split(name, fold, train, test, ks)]
+    rows = [
+        row
+        for fold, (train, test) in enumerate(protocol.splits(name, seed=0))
+        for row in protocol.evaluate_split(name, fold, train, test, ks)
+    ]
     reused = protocol.seed_spread(name, seeds=(0, 1), ks=ks, results=pd.DataFrame(rows))
     fresh = protocol.seed_spread(name, seeds=(0, 1), ks=ks, n_jobs=2)
     pd.testing.assert_frame_equal(reused, fresh)
@@ -382,7 +393,7 @@ def test_random_split_errors_against_numpy_nearest_neighbour():
     for row in table.itertuples():
         perm = np.random.default_rng(row.seed).permutation(len(y))
         train, test = perm[:2000], perm[2000:]
-        D = _distance_matrix(X[np.r_[test, train]])[: len(test), len(test):]
+        D = _distance_matrix(X[np.r_[test, train]])[: len(test), len(test) :]
         assert row.errors == int(np.sum(y[train][np.argmin(D, axis=1)] != y[test]))
     with pytest.raises(ValueError, match="^n_train:"):
         protocol.random_split_errors("segment", n_train=0)
@@ -401,8 +412,12 @@ def test_affected_examples_against_recomputed_scores(k):
         out = []
         for i in range(len(Z)):
             others = np.arange(len(Z)) != i
-            out.append(_ratio(_sum_smallest(D[i, others & (labels == labels[i])], k),
-                              _sum_smallest(D[i, others & (labels != labels[i])], k)))
+            out.append(
+                _ratio(
+                    _sum_smallest(D[i, others & (labels == labels[i])], k),
+                    _sum_smallest(D[i, others & (labels != labels[i])], k),
+                )
+            )
         return np.array(out)
 
     alone = scores(X, y)
@@ -419,8 +434,11 @@ def test_affected_examples_against_recomputed_scores(k):
 
 def test_extra_seed_rows_feed_the_spread_and_stay_out_of_the_tables():
     name, ks = "shuttle-c2-vs-c4", (1,)
-    tasks = [(name, fold, train, test, ks, seed, seed == 0)
-             for seed in (0, 1) for fold, (train, test) in enumerate(protocol.splits(name, seed))]
+    tasks = [
+        (name, fold, train, test, ks, seed, seed == 0)
+        for seed in (0, 1)
+        for fold, (train, test) in enumerate(protocol.splits(name, seed))
+    ]
     rows = pd.DataFrame([row for task in tasks for row in protocol._task(task, None)])
     main = rows[rows["main"]]
     pd.testing.assert_frame_equal(protocol.error_table(rows), protocol.error_table(main))
@@ -439,6 +457,9 @@ def test_progress_tasks_cut_a_split_without_changing_its_rows():
     cut = protocol._split_tasks(split)
     assert [task[4] for task in cut] == [(1,), (2,), ()]
     assert [task[7] for task in cut] == [False, False, True]
-    assert [row for task in cut for row in protocol._task(task, None)] == protocol._task(split, None)
+    assert [row for task in cut for row in protocol._task(task, None)] == protocol._task(
+        split, None
+    )
     assert protocol._split_tasks((name, 0, train, test, (1,), 0, True)) == [
-        (name, 0, train, test, (1,), 0, True, True)]
+        (name, 0, train, test, (1,), 0, True, True)
+    ]

@@ -105,8 +105,9 @@ def test_exact_tie_of_two_support_vectors_counts_for_both_solvers():
 
 def test_joint_p_values_solver_invariant_and_k1_equals_single():
     X, y, X_test = _overlapping(7, n=40, m=3)
-    models = {s: TransductiveSVM(kernel=RBF, C=1.0, solver=s).fit(X, y)
-              for s in ("cvxpy", "libsvm")}
+    models = {
+        s: TransductiveSVM(kernel=RBF, C=1.0, solver=s).fit(X, y) for s in ("cvxpy", "libsvm")
+    }
     joint = {s: m.predict_p_joint(X_test) for s, m in models.items()}
     assert np.array_equal(joint["cvxpy"][1], joint["libsvm"][1])
     for i in range(3):  # k = 1: the rank-sum p-value is eq. (13)
@@ -178,8 +179,10 @@ def test_reusing_the_training_svm_changes_nothing(kind, seed):
     """Test examples outside the training SVM's margin are not solved; the answers agree."""
     X, y, X_test = _overlapping(seed, n=40, m=8)  # the RBF kernel separates any labelling
     C = 1.0 if kind == "soft" else np.inf
-    fast, full = (TransductiveSVM(kernel=RBF, C=C, reuse_outside_margin=r).fit(X, y)
-                  .solve_hypotheses(X_test) for r in (True, False))
+    fast, full = (
+        TransductiveSVM(kernel=RBF, C=C, reuse_outside_margin=r).fit(X, y).solve_hypotheses(X_test)
+        for r in (True, False)
+    )
     assert np.array_equal(fast.p_values, full.p_values)
     assert np.allclose(fast.w_norm_squared, full.w_norm_squared, rtol=1e-5)
     assert np.any(fast.p_values == 1.0)  # some test examples were outside the margin
@@ -189,8 +192,9 @@ def test_inductive_svm_and_non_separable_training_set():
     X, y, X_test = _overlapping(2, n=30, m=5)
     model = TransductiveSVM(kernel=RBF, C=1.0).fit(X, y)
     sol = fit_svm(RBF(X), np.where(y > 0, 1.0, -1.0), 1.0, "libsvm")
-    assert np.allclose(model.inductive_decision_function(X_test),
-                       sol.decision_function(RBF(X_test, X)), atol=1e-6)
+    assert np.allclose(
+        model.inductive_decision_function(X_test), sol.decision_function(RBF(X_test, X)), atol=1e-6
+    )
     X1, y1 = np.array([[0.0], [1.0], [2.0]]), np.array([1, -1, 1])
     with pytest.raises(SolveError, match="the training set is not separable"):
         TransductiveSVM(kernel=linear_kernel).fit(X1, y1)
@@ -228,8 +232,9 @@ def test_margin_transduction_against_brute_force():
     best = min(values, key=values.get)
     assert margin_transduction(model, X_test, joint=True).tolist() == list(best)
     joint = model.solve_joint(X_test)
-    assert np.allclose(joint.objective, [values[tuple(map(float, lab))] for lab in joint.labellings],
-                       rtol=1e-4)
+    assert np.allclose(
+        joint.objective, [values[tuple(map(float, lab))] for lab in joint.labellings], rtol=1e-4
+    )
     single = margin_transduction(model, X_test)
     assert single.shape == (2,) and set(single) <= {-1, 1}
 
@@ -237,8 +242,9 @@ def test_margin_transduction_against_brute_force():
 def _toy():
     """The chapter's toy data: two Gaussian clouds of 12 points in the plane."""
     rng = np.random.default_rng(4)
-    X = np.vstack([rng.normal([1.0, 1.0], 0.55, size=(12, 2)),
-                   rng.normal([-1.0, -1.0], 0.55, size=(12, 2))])
+    X = np.vstack(
+        [rng.normal([1.0, 1.0], 0.55, size=(12, 2)), rng.normal([-1.0, -1.0], 0.55, size=(12, 2))]
+    )
     return X, np.r_[np.ones(12), -np.ones(12)]
 
 
@@ -250,8 +256,9 @@ def _primal(X, y, C):
     """
     w, b = cp.Variable(X.shape[1]), cp.Variable()
     xi = cp.Variable(X.shape[0], nonneg=True)
-    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)),
-                         [cp.multiply(y, X @ w + b) >= 1 - xi])
+    problem = cp.Problem(
+        cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(xi)), [cp.multiply(y, X @ w + b) >= 1 - xi]
+    )
     problem.solve(solver=cp.CLARABEL)
     assert problem.status == cp.OPTIMAL
     return problem.value, float(w.value @ w.value)
@@ -281,9 +288,13 @@ def test_margin_transduction_against_primal(C):
     assert w2_rule_wrong >= 1  # the two rules differ on these points
     # jointly: two points, four labellings
     pair = points[[0, 3]]
-    values = {lab: _primal(np.vstack([X, pair]), np.r_[y, lab], C)[0]
-              for lab in itertools.product((-1.0, 1.0), repeat=2)}
-    assert margin_transduction(model, pair, joint=True).tolist() == list(min(values, key=values.get))
+    values = {
+        lab: _primal(np.vstack([X, pair]), np.r_[y, lab], C)[0]
+        for lab in itertools.product((-1.0, 1.0), repeat=2)
+    }
+    assert margin_transduction(model, pair, joint=True).tolist() == list(
+        min(values, key=values.get)
+    )
 
 
 def test_margin_transduction_hard_margin_is_smallest_w2():
@@ -308,10 +319,12 @@ def test_mondrian_p_values_against_crepes():
         X_aug = np.vstack([X, x])
         for code, label in enumerate(model.classes_):
             labels = np.r_[y, label]
-            alpha = merge_ties(fit_svm(RBF(X_aug), np.where(labels == label, 1.0, -1.0), 1.0,
-                                       "cvxpy").alpha)
-            expected = p_values_batch(alpha[:-1], np.array([[alpha[-1]]]), y,
-                                      np.array([label]), smoothing=False)[0, 0]
+            alpha = merge_ties(
+                fit_svm(RBF(X_aug), np.where(labels == label, 1.0, -1.0), 1.0, "cvxpy").alpha
+            )
+            expected = p_values_batch(
+                alpha[:-1], np.array([[alpha[-1]]]), y, np.array([label]), smoothing=False
+            )[0, 0]
             assert P[i, code] == pytest.approx(expected, abs=1e-12)
             count = (np.sum(alpha[:-1][y == label] >= alpha[-1]) + 1) / (np.sum(y == label) + 1)
             assert P[i, code] == pytest.approx(count, abs=1e-12)
@@ -434,22 +447,50 @@ CASES = [
     ("C negative", lambda: TransductiveSVM(C=-1.0).fit(np.eye(2), [1, -1]), "C"),
     ("unknown solver", lambda: TransductiveSVM(solver="osqp").fit(np.eye(2), [1, -1]), "solver"),
     ("max_joint zero", lambda: TransductiveSVM(max_joint=0).fit(np.eye(2), [1, -1]), "max_joint"),
-    ("kernel not callable", lambda: TransductiveSVM(kernel="rbf").fit(np.eye(2), [1, -1]),
-     "kernel"),
-    ("kernel not PSD", lambda: TransductiveSVM(kernel=lambda A, B: -linear_kernel(A, B))
-     .fit(np.eye(2), [1, -1]), "kernel"),
-    ("augmented kernel not PSD", lambda: TransductiveSVM(kernel=_non_psd_on_test)
-     .fit(np.eye(3), [1, -1, 1]).predict_p(np.array([[1.0, 1.0, 0.0]])), "kernel"),
-    ("kernel wrong shape", lambda: TransductiveSVM(kernel=lambda A, B: np.eye(2))
-     .fit(np.eye(3), [1, -1, 1]), "kernel"),
-    ("joint with three classes", lambda: TransductiveSVM(kernel=RBF, C=1.0)
-     .fit(np.eye(3), [0, 1, 2]).predict_p_joint(np.eye(3)[:1]), "X"),
-    ("mondrian not bool", lambda: TransductiveSVM(mondrian="yes").fit(np.eye(2), [1, -1]),
-     "mondrian"),
-    ("joint_p_value unknown label", lambda: _fitted()[0].joint_p_value(_fitted()[1][:2], [5, 5]),
-     "y"),
-    ("joint_p_value wrong length", lambda: _fitted()[0].joint_p_value(_fitted()[1][:2], [1]),
-     "y"),
+    (
+        "kernel not callable",
+        lambda: TransductiveSVM(kernel="rbf").fit(np.eye(2), [1, -1]),
+        "kernel",
+    ),
+    (
+        "kernel not PSD",
+        lambda: TransductiveSVM(kernel=lambda A, B: -linear_kernel(A, B)).fit(np.eye(2), [1, -1]),
+        "kernel",
+    ),
+    (
+        "augmented kernel not PSD",
+        lambda: (
+            TransductiveSVM(kernel=_non_psd_on_test)
+            .fit(np.eye(3), [1, -1, 1])
+            .predict_p(np.array([[1.0, 1.0, 0.0]]))
+        ),
+        "kernel",
+    ),
+    (
+        "kernel wrong shape",
+        lambda: TransductiveSVM(kernel=lambda A, B: np.eye(2)).fit(np.eye(3), [1, -1, 1]),
+        "kernel",
+    ),
+    (
+        "joint with three classes",
+        lambda: (
+            TransductiveSVM(kernel=RBF, C=1.0)
+            .fit(np.eye(3), [0, 1, 2])
+            .predict_p_joint(np.eye(3)[:1])
+        ),
+        "X",
+    ),
+    (
+        "mondrian not bool",
+        lambda: TransductiveSVM(mondrian="yes").fit(np.eye(2), [1, -1]),
+        "mondrian",
+    ),
+    (
+        "joint_p_value unknown label",
+        lambda: _fitted()[0].joint_p_value(_fitted()[1][:2], [5, 5]),
+        "y",
+    ),
+    ("joint_p_value wrong length", lambda: _fitted()[0].joint_p_value(_fitted()[1][:2], [1]), "y"),
 ]
 
 
@@ -479,7 +520,8 @@ def test_protocol_same_runs_for_one_and_two_jobs():
     table = protocol.table2(one)
     assert table.shape[0] == 8 and (table["paper_errors"].iloc[:6] > 0).all()
     assert table["method"].iloc[6:].eq("1-NN").all() and table["paper_low"].iloc[6:].isna().all()
-    nn = protocol.nearest_neighbour_predict(np.array([[0.0], [3.0]]), np.array([-1, 1]),
-                                            np.array([[1.0], [2.0], [1.5]]))
+    nn = protocol.nearest_neighbour_predict(
+        np.array([[0.0], [3.0]]), np.array([-1, 1]), np.array([[1.0], [2.0], [1.5]])
+    )
     assert nn.tolist() == [-1, 1, -1]  # the first on a tie
     assert (table["low"] <= table["rate"]).all() and (table["rate"] <= table["high"]).all()

@@ -632,8 +632,9 @@ def satimage_train_test(dataset: Dataset) -> tuple[np.ndarray, np.ndarray, np.nd
         If ``dataset`` is not a :class:`Dataset` or does not have 6435 rows.
     """
     if not isinstance(dataset, Dataset):
-        raise ValueError(f"dataset: expected the Dataset of load_satimage(), got "
-                         f"{type(dataset).__name__}")
+        raise ValueError(
+            f"dataset: expected the Dataset of load_satimage(), got {type(dataset).__name__}"
+        )
     X, y = dataset.X, dataset.y
     if len(X) != SATIMAGE_N_TRAIN + 2000 or len(y) != len(X):
         raise ValueError(f"dataset: expected the 6435 rows of load_satimage(), got {len(X)}")
@@ -751,6 +752,8 @@ def load(name: str, **kwargs) -> Dataset:
     accepted = inspect.signature(loader).parameters
     for key in kwargs:
         if key not in accepted:
-            raise ValueError(f"{key}: the {name!r} loader takes no such argument; it takes "
-                             f"{list(accepted) or 'none'}")
+            raise ValueError(
+                f"{key}: the {name!r} loader takes no such argument; it takes "
+                f"{list(accepted) or 'none'}"
+            )
     return loader(**kwargs)

@@ -207,8 +207,9 @@ def _margins(rep: Representation, y, w_max, mask):
 
 def _require_rep(rep) -> None:
     if not isinstance(rep, Representation):
-        raise ValueError(f"rep: expected a Representation (see represent), got "
-                         f"{type(rep).__name__}")
+        raise ValueError(
+            f"rep: expected a Representation (see represent), got {type(rep).__name__}"
+        )
 
 
 def _check_rep(rep, y, w_max):
@@ -325,8 +326,9 @@ def peel(rep: Representation, y, w_max) -> PeelingRun:
         z, b, margins = _margins(rep, y, w_max, kept)
     lower = float(np.sum(np.maximum(0.0, 1.0 - margins[kept]))) / (2.0 * l)
     n_peeled = int(l - kept.sum())
-    return PeelingRun(lower, lower + n_peeled / l, n_peeled, first[2], kept, first[0], first[1],
-                      z, b)
+    return PeelingRun(
+        lower, lower + n_peeled / l, n_peeled, first[2], kept, first[0], first[1], z, b
+    )
 
 
 def peeled_soft_loss_bounds(X, y, w_max, kernel=None):
@@ -430,8 +432,9 @@ def discrepancy_runs(rep: Representation, y, w_max, n_shuffles, rng):
     """
     y, w_max = _check_rep(rep, y, w_max)
     n_shuffles, rng = check_integer(n_shuffles, "n_shuffles"), check_rng(rng)
-    return peel(rep, y, w_max), [peel(rep, flipped_labels(y, rng), w_max)
-                                 for _ in range(n_shuffles)]
+    return peel(rep, y, w_max), [
+        peel(rep, flipped_labels(y, rng), w_max) for _ in range(n_shuffles)
+    ]
 
 
 def _check_even(l: int) -> None:
@@ -442,8 +445,9 @@ def _check_even(l: int) -> None:
         )
 
 
-def maximal_discrepancy(X, y, w_max, n_shuffles=30, seed=0, bounded=True, kernel=None,
-                        delta=DEFAULT_DELTA) -> DiscrepancyResult:
+def maximal_discrepancy(
+    X, y, w_max, n_shuffles=30, seed=0, bounded=True, kernel=None, delta=DEFAULT_DELTA
+) -> DiscrepancyResult:
     """The maximal-discrepancy bound of Theorem 1, eq. (5), for the bounded-w SVM.
 
     Each of ``n_shuffles`` shuffles flips the labels of its first half, and
@@ -490,8 +494,9 @@ def _check_runs(rep, train, shuffles):
         raise ValueError("shuffles: expected a non-empty list of PeelingRun")
 
 
-def summarise_runs(rep, train: PeelingRun, shuffles, bounded: bool, w_max: float,
-                   delta: float = DEFAULT_DELTA) -> DiscrepancyResult:
+def summarise_runs(
+    rep, train: PeelingRun, shuffles, bounded: bool, w_max: float, delta: float = DEFAULT_DELTA
+) -> DiscrepancyResult:
     """Assemble eq. (5) from the peeling runs of :func:`discrepancy_runs`."""
     _check_runs(rep, train, shuffles)
     bounded, w_max = check_bool(bounded, "bounded"), check_positive(w_max, "w_max")
@@ -502,10 +507,16 @@ def summarise_runs(rep, train: PeelingRun, shuffles, bounded: bool, w_max: float
         md = np.array([1.0 - 2.0 * s.unpeeled_loss for s in shuffles])
         train_error, z, b = train.unpeeled_loss, train.z_first, train.b_first
     return DiscrepancyResult(
-        md=md, train_error=train_error, bound=train_error + float(np.mean(md)),
-        delta_term=delta_term(len(train.kept), delta), n_peeled=train.n_peeled,
-        n_peeled_shuffles=np.array([s.n_peeled for s in shuffles]), w=rep.to_w @ z, b=b,
-        bounded=bounded, w_max=w_max,
+        md=md,
+        train_error=train_error,
+        bound=train_error + float(np.mean(md)),
+        delta_term=delta_term(len(train.kept), delta),
+        n_peeled=train.n_peeled,
+        n_peeled_shuffles=np.array([s.n_peeled for s in shuffles]),
+        w=rep.to_w @ z,
+        b=b,
+        bounded=bounded,
+        w_max=w_max,
     )
 
 
@@ -575,8 +586,11 @@ class EnvelopeProblem:
         self.v = cp.Parameter(l, nonneg=True)
         self.B = cp.Parameter(nonneg=True)
         self.u, self.b, self.xi = cp.Variable(l), cp.Variable(), cp.Variable(l, nonneg=True)
-        constraints = [cp.norm(self.u, 2) <= 1.0, cp.abs(self.b) <= self.B,
-                       self.A @ self.u + cp.multiply(self.y, self.b) >= 1.0 - self.xi]
+        constraints = [
+            cp.norm(self.u, 2) <= 1.0,
+            cp.abs(self.b) <= self.B,
+            self.A @ self.u + cp.multiply(self.y, self.b) >= 1.0 - self.xi,
+        ]
         self.problem = cp.Problem(cp.Minimize(self.v @ self.xi), constraints)
 
     def solve(self, A, y, v, B) -> float:
@@ -605,10 +619,10 @@ def envelope_lower_bound(rep: Representation, y, w_max) -> float:
     y, w_max = _check_rep(rep, y, w_max)
     l = rep.phi.shape[0]
     centred = rep.phi - rep.phi.mean(axis=0)
-    dist = np.sqrt(np.sum(centred**2, axis=1))          # ||phi(x_i) - c||, c the centroid
-    B = w_max * dist.max() + 1.0                         # the bias range that loses nothing
-    M = w_max * dist + B                                 # |f(x_i)| <= M_i
-    v = 1.0 / (1.0 + M)                                  # slope of the envelope on [-M_i, 1]
+    dist = np.sqrt(np.sum(centred**2, axis=1))  # ||phi(x_i) - c||, c the centroid
+    B = w_max * dist.max() + 1.0  # the bias range that loses nothing
+    M = w_max * dist + B  # |f(x_i)| <= M_i
+    v = 1.0 / (1.0 + M)  # slope of the envelope on [-M_i, 1]
     value, tol = _compiled(EnvelopeProblem, l).solve(w_max * y[:, None] * centred, y, v, B)
     # The solver's value may exceed the true minimum by its gap tolerance: subtract a margin
     # of ten times that tolerance (absolute and relative) so that the result stays a bound.
@@ -695,5 +709,4 @@ def optimal_set_widths(X, y, w_max, slack=1e-7) -> np.ndarray:
     best = _solve(cp.Minimize(cp.sum(xi)), feasible)
     near = feasible + [cp.sum(xi) <= best + slack * (1.0 + best)]
     coords = [b] + [w[j] for j in range(X.shape[1])]
-    return np.array([_solve(cp.Maximize(c), near) - _solve(cp.Minimize(c), near)
-                     for c in coords])
+    return np.array([_solve(cp.Maximize(c), near) - _solve(cp.Minimize(c), near) for c in coords])

@@ -32,8 +32,7 @@ def _check_frame(frame, name: str, min_columns: int) -> pd.DataFrame:
         raise ValueError(f"{name}: expected a pandas.DataFrame, got {type(frame).__name__}")
     if frame.shape[0] == 0 or frame.shape[1] < min_columns:
         raise ValueError(
-            f"{name}: expected at least one row and {min_columns} columns, got shape "
-            f"{frame.shape}"
+            f"{name}: expected at least one row and {min_columns} columns, got shape {frame.shape}"
         )
     return frame
 

@@ -26,8 +26,10 @@ def _pair(X, Z):
 def _finite(K, what):
     """Return the kernel values ``K``, or raise ``ValueError`` naming ``X`` if they overflowed."""
     if not np.all(np.isfinite(K)):
-        raise ValueError(f"X: the {what} overflow float64 (largest |entry| of X or Z too "
-                         "large); scale the data down")
+        raise ValueError(
+            f"X: the {what} overflow float64 (largest |entry| of X or Z too "
+            "large); scale the data down"
+        )
     return K
 
 
@@ -43,8 +45,9 @@ def _squared_distances(X, Z):
     s = 2.0 ** np.floor(np.log2(top)) if top > 0 else 1.0
     Xs = X / s
     Zs = Xs if Z is X else Z / s  # the same array keeps numpy's symmetric product
-    sq = np.maximum(np.sum(Xs**2, axis=1)[:, None] + np.sum(Zs**2, axis=1)[None, :]
-                    - 2.0 * (Xs @ Zs.T), 0.0)
+    sq = np.maximum(
+        np.sum(Xs**2, axis=1)[:, None] + np.sum(Zs**2, axis=1)[None, :] - 2.0 * (Xs @ Zs.T), 0.0
+    )
     with np.errstate(over="ignore"):
         return sq * s * s
 

@@ -115,7 +115,9 @@ def _check_grid(values, name: str) -> tuple[float, ...]:
     try:
         grid = np.asarray(values, dtype=np.float64).ravel()
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected a sequence of positive numbers, got {values!r}") from None
+        raise ValueError(
+            f"{name}: expected a sequence of positive numbers, got {values!r}"
+        ) from None
     if grid.size == 0:
         raise ValueError(f"{name}: the grid is empty")
     if not np.all(np.isfinite(grid)) or np.any(grid <= 0):
@@ -169,8 +171,7 @@ class ModelGrid:
         """``f_k(x)`` of the usable models, one Gram block per gamma: shape (len(usable), len(X))."""
         X = check_array(X, "X", ndim=2)
         if X.shape[1] != self.X.shape[1]:
-            raise ValueError(
-                f"X: has {X.shape[1]} features, the grid was fit on {self.X.shape[1]}")
+            raise ValueError(f"X: has {X.shape[1]} features, the grid was fit on {self.X.shape[1]}")
         rows = []
         for i, gamma in enumerate(self.gammas):
             block = self.solutions[i * len(self.Cs) : (i + 1) * len(self.Cs)]
@@ -195,8 +196,9 @@ class ModelGrid:
 
     def w_norms(self) -> np.ndarray:
         """``||w_k||`` of the usable models: shape (len(usable),)."""
-        return np.sqrt([max(s.w_norm_squared, np.finfo(float).tiny)
-                        for s in self.solutions if s is not None])
+        return np.sqrt(
+            [max(s.w_norm_squared, np.finfo(float).tiny) for s in self.solutions if s is not None]
+        )
 
 
 def fit_grid(X, y, gammas=GAMMAS, Cs=CS) -> ModelGrid:
@@ -278,9 +280,7 @@ def nonconformity_p_values(validation_margins, test_values) -> np.ndarray:
     P = np.empty((values.shape[1], margins.shape[0], 2))
     for k in range(margins.shape[0]):
         for col, label in enumerate(LABELS):
-            P[:, k, col] = conformal.p_values(
-                -margins[k], -label * values[k], include_new=False
-            )
+            P[:, k, col] = conformal.p_values(-margins[k], -label * values[k], include_new=False)
     return P
 
 
@@ -307,10 +307,16 @@ def point_keys(X) -> np.ndarray:
 
 def _keyed_uniforms(seed: int, keys: np.ndarray, width: int) -> np.ndarray:
     """``width`` uniforms per row, row ``i`` from ``SeedSequence([seed, *keys[i]])``."""
-    return np.vstack([
-        np.random.default_rng(np.random.SeedSequence([seed, *map(int, key)])).random(width)
-        for key in keys
-    ]) if len(keys) else np.empty((0, width))
+    return (
+        np.vstack(
+            [
+                np.random.default_rng(np.random.SeedSequence([seed, *map(int, key)])).random(width)
+                for key in keys
+            ]
+        )
+        if len(keys)
+        else np.empty((0, width))
+    )
 
 
 def critical(P, seed=0, keys=None, tie_break="random") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -465,7 +471,8 @@ def _check_epsilon(epsilon_crit) -> np.ndarray:
         eps = np.asarray(epsilon_crit, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(
-            f"epsilon_crit: expected numbers in [0, 1], got {epsilon_crit!r}") from None
+            f"epsilon_crit: expected numbers in [0, 1], got {epsilon_crit!r}"
+        ) from None
     if not np.all((eps >= 0) & (eps <= 1)):
         raise ValueError("epsilon_crit: every value must lie in [0, 1] (NaN does not)")
     return eps

@@ -66,8 +66,14 @@ def _clarabel(problem: cp.Problem, tol: float) -> str:
     try:
         with warnings.catch_warnings():  # "solution may be inaccurate": the status says so
             warnings.simplefilter("ignore", UserWarning)
-            problem.solve(solver=cp.CLARABEL, warm_start=False, tol_gap_abs=tol,
-                          tol_gap_rel=tol, tol_feas=tol, tol_ktratio=tol)
+            problem.solve(
+                solver=cp.CLARABEL,
+                warm_start=False,
+                tol_gap_abs=tol,
+                tol_gap_rel=tol,
+                tol_feas=tol,
+                tol_ktratio=tol,
+            )
     except cp.error.SolverError:
         return "solver_error"
     return problem.status

@@ -101,8 +101,11 @@ def _span_problem(G_free, alpha_free, C):
     m, r = G_free.shape
     lam = cp.Variable(m)
     par = {
-        "target": cp.Parameter(r), "ratio": cp.Parameter(m), "sign": cp.Parameter(m),
-        "mask": cp.Parameter(m, nonneg=True), "cap": cp.Parameter(nonneg=True),
+        "target": cp.Parameter(r),
+        "ratio": cp.Parameter(m),
+        "sign": cp.Parameter(m),
+        "mask": cp.Parameter(m, nonneg=True),
+        "cap": cp.Parameter(nonneg=True),
     }
     moved = par["ratio"] + cp.multiply(par["sign"], lam)  # alpha_i(new) / alpha_p
     constraints = [cp.sum(lam) == 1, cp.multiply(par["mask"], lam) == 0, moved >= 0]
@@ -286,7 +289,7 @@ def closed_form_coefficients(K, sol, ridge=SPAN_RIDGE):
     lambdas[np.arange(free.size), free] = 0.0
     if bounded.size:
         v = np.vstack([K[np.ix_(free, bounded)], np.ones((1, bounded.size))])
-        solved = inverse @ v                      # [lambda; mu] for every bounded point
+        solved = inverse @ v  # [lambda; mu] for every bounded point
         spans[bounded] = np.diag(K)[bounded] - np.sum(v * solved, axis=0)
         lambdas[:, bounded] = solved[:-1]
     spans[sol.support] = np.maximum(spans[sol.support], 0.0)
@@ -361,6 +364,7 @@ def _project_feasible(lam, lower, upper):
     1 is bracketed by doubling and found by :func:`scipy.optimize.brentq`. Returns None if the
     set is empty.
     """
+
     def total(tau):
         return np.clip(lam - tau, lower, upper).sum() - 1.0
 

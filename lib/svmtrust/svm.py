@@ -410,9 +410,7 @@ def _solve_cvxpy(K, y, C):
     constraints = [y @ alpha == 0]
     if np.isfinite(C):
         constraints.append(alpha <= C * scale)
-    problem = cp.Problem(
-        cp.Maximize(cp.sum(alpha) - 0.5 * cp.sum_squares(G @ alpha)), constraints
-    )
+    problem = cp.Problem(cp.Maximize(cp.sum(alpha) - 0.5 * cp.sum_squares(G @ alpha)), constraints)
     try:
         qp.solve(problem, "the SVM dual")
     except SolveError as err:
@@ -506,8 +504,10 @@ def _solve_libsvm(K, y, C, tol=None):
 _LIBSVM_CAUSES = {
     "max_iter_reached": f"libsvm stopped at its limit of {LIBSVM_MAX_ITER} iterations",
     "kkt_violation": "libsvm's answer violates the KKT conditions beyond LIBSVM_KKT_TOL",
-    "unbounded": (f"the hard-margin multipliers reach the largest box, {HARD_MARGIN_C:.0e} "
-                  "over the kernel's scale: the data are probably not separable"),
+    "unbounded": (
+        f"the hard-margin multipliers reach the largest box, {HARD_MARGIN_C:.0e} "
+        "over the kernel's scale: the data are probably not separable"
+    ),
 }
 
 
@@ -541,7 +541,8 @@ def _exact_fallback(K, y, C, reason, n_iter):
         alpha, status = _solve_cvxpy(K, y, C)
     except SolveError as err:
         raise SolveError(
-            "libsvm", err.status,
+            "libsvm",
+            err.status,
             f"{_LIBSVM_CAUSES[reason]}, and the exact solver (cvxpy) then failed with status "
             f"{err.status!r}" + (f": {err.detail}" if err.detail else ""),
         ) from err

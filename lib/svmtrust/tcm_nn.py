@@ -280,10 +280,12 @@ class _NeighbourLists:
         near = self._nearest_by_class(D)
         b, n_classes, _ = near.shape
         labels = np.arange(n_classes)
-        new = np.column_stack([
-            strangeness(_ordered_sum(near[:, c]), _ordered_sum(_nearest_elsewhere(near, c)))
-            for c in labels
-        ])
+        new = np.column_stack(
+            [
+                strangeness(_ordered_sum(near[:, c]), _ordered_sum(_nearest_elsewhere(near, c)))
+                for c in labels
+            ]
+        )
         counts = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side="left")
         r, i, d = self._close_pairs(D)
         as_same = strangeness(_ordered_sum(_insert(self.same[i], d)), self.other_sum[i])
@@ -317,8 +319,7 @@ def _check_X(X, name: str) -> np.ndarray:
     The messages carry the phrases scikit-learn's estimator checks look for.
     """
     if scipy.sparse.issparse(X):
-        raise ValueError(f"{name}: sparse input is not supported; pass a dense array "
-                         "(X.toarray())")
+        raise ValueError(f"{name}: sparse input is not supported; pass a dense array (X.toarray())")
     try:
         X = np.asarray(X)
     except ValueError as err:  # ragged nested lists
@@ -326,27 +327,36 @@ def _check_X(X, name: str) -> np.ndarray:
     if X.dtype.kind == "c":
         raise ValueError(f"{name}: Complex data not supported; pass real coordinates")
     if X.ndim == 1:
-        raise ValueError(f"{name}: expected a 2-D array, got a 1-D one. Reshape your data "
-                         "with X.reshape(-1, 1) (one feature) or X.reshape(1, -1) (one sample)")
+        raise ValueError(
+            f"{name}: expected a 2-D array, got a 1-D one. Reshape your data "
+            "with X.reshape(-1, 1) (one feature) or X.reshape(1, -1) (one sample)"
+        )
     if X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == 0:
-        raise ValueError(f"{name}: 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-                         "required.")
+        raise ValueError(
+            f"{name}: 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
+        )
     return check_array(X, name, ndim=2)
 
 
 def _check_y(y, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, index)`` of class labels; a column vector is flattened with a warning."""
     if y is None:
-        raise ValueError("y: TCMNearestNeighbours requires y to be passed, but the target y "
-                         "is None")
+        raise ValueError(
+            "y: TCMNearestNeighbours requires y to be passed, but the target y is None"
+        )
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
-                      "flattened (y.ravel())", DataConversionWarning, stacklevel=3)
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it is "
+            "flattened (y.ravel())",
+            DataConversionWarning,
+            stacklevel=3,
+        )
         y = y.ravel()
     if n == 1:
-        raise ValueError("y: one sample (n_samples = 1); TCM-NN needs two classes of at "
-                         "least two examples each")
+        raise ValueError(
+            "y: one sample (n_samples = 1); TCM-NN needs two classes of at least two examples each"
+        )
     classes, index = check_class_labels(y, "y", n=n)
     if type_of_target(y) in ("continuous", "continuous-multioutput"):
         raise ValueError("y: Unknown label type: continuous values; TCM-NN needs class labels")
@@ -504,6 +514,7 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         predicted = self.predict(X)
         y = np.asarray(y)
         if y.shape != predicted.shape:
-            raise ValueError(f"y: expected {len(predicted)} labels in a 1-D array, got shape "
-                             f"{y.shape}")
+            raise ValueError(
+                f"y: expected {len(predicted)} labels in a 1-D array, got shape {y.shape}"
+            )
         return float(accuracy_score(y, predicted, sample_weight=sample_weight))

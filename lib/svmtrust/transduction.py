@@ -186,8 +186,15 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         class, one against the rest.
     """
 
-    def __init__(self, kernel=linear_kernel, C=np.inf, solver="libsvm",
-                 max_joint=DEFAULT_MAX_JOINT, reuse_outside_margin=True, mondrian=False):
+    def __init__(
+        self,
+        kernel=linear_kernel,
+        C=np.inf,
+        solver="libsvm",
+        max_joint=DEFAULT_MAX_JOINT,
+        reuse_outside_margin=True,
+        mondrian=False,
+    ):
         self.kernel = kernel
         self.C = C
         self.solver = solver
@@ -298,8 +305,11 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         if self.reuse_outside_margin:
             margins = y[n:] * base.decision_function(gram[n:, :n])
             if np.all(margins >= 1.0 + OUTSIDE_MARGIN_TOL):
-                return (np.r_[base.alpha, np.zeros(y.size - n)], base.w_norm_squared,
-                        base.objective)
+                return (
+                    np.r_[base.alpha, np.zeros(y.size - n)],
+                    base.w_norm_squared,
+                    base.objective,
+                )
         sol = self._solve(gram, y, what)
         return sol.alpha, sol.w_norm_squared, sol.objective
 
@@ -315,8 +325,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """
         strangeness, w2, objective = np.empty(codes.size), 0.0, 0.0
         for c, base in zip(self._problems(), self.base_):
-            alpha, w2_c, obj_c = self._solve_augmented(gram, self._problem_signs(codes, c), base,
-                                                       what)
+            alpha, w2_c, obj_c = self._solve_augmented(
+                gram, self._problem_signs(codes, c), base, what
+            )
             own = codes == c if self.classes_.size > 2 else slice(None)
             strangeness[own] = alpha[own]
             w2 += w2_c
@@ -329,8 +340,10 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             return fit_svm(gram, y, self.C, self.solver, check_kernel=False)
         except SolveError as err:
             if np.isinf(check_C(self.C)) and err.status == "unbounded":
-                detail = (f"{what} is not separable, so the hard margin (C = inf) has no "
-                          "solution; use a finite C")
+                detail = (
+                    f"{what} is not separable, so the hard margin (C = inf) has no "
+                    "solution; use a finite C"
+                )
             else:
                 detail = f"{what}: {err}"
             raise SolveError(err.solver, err.status, detail) from err
@@ -363,12 +376,12 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             for code, label in enumerate(self.classes_):
                 what = f"the training set plus test example {i} labelled {label}"
                 alpha, w2[i, code], objective[i, code] = self._strangeness(
-                    gram, np.r_[self.codes_, code], what)
+                    gram, np.r_[self.codes_, code], what
+                )
                 alpha_new[i, code] = alpha[n]
                 merged = merge_ties(alpha)
                 p[i, code] = conformal.p_values(merged[:n], merged[n])
-        return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2,
-                          objective=objective)
+        return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2, objective=objective)
 
     def solve_mondrian(self, X) -> np.ndarray:
         """Label-conditional (Mondrian) p-values: one SVM per candidate label.
@@ -441,9 +454,11 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             raise ValueError(f"y: labels must be among {self.classes_.tolist()}")
         gram = self._augmented_gram(self._kernel_block(self.X_train_, X), self._kernel_block(X, X))
         n, k = self.codes_.size, X.shape[0]
-        alpha, _, _ = self._strangeness(gram, np.r_[self.codes_, codes],
-                                        f"the training set plus the test examples labelled "
-                                        f"{labels.tolist()}")
+        alpha, _, _ = self._strangeness(
+            gram,
+            np.r_[self.codes_, codes],
+            f"the training set plus the test examples labelled {labels.tolist()}",
+        )
         return rank_sum_p_value(merge_ties(alpha), np.arange(n, n + k))
 
     def solve_joint(self, X) -> JointHypotheses:
@@ -464,18 +479,26 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         X = self._check_test(X)
         k = X.shape[0]
         if self.classes_.size != 2:
-            raise ValueError(f"X: joint labelling needs a two-class model, this one has "
-                             f"{self.classes_.size} classes")
+            raise ValueError(
+                f"X: joint labelling needs a two-class model, this one has "
+                f"{self.classes_.size} classes"
+            )
         if k > self.max_joint:
-            raise ValueError(f"X: {k} test examples need 2^{k} = {2**k} SVM solves, above "
-                             f"max_joint = {self.max_joint} (raise max_joint to allow it)")
+            raise ValueError(
+                f"X: {k} test examples need 2^{k} = {2**k} SVM solves, above "
+                f"max_joint = {self.max_joint} (raise max_joint to allow it)"
+            )
         gram = self._augmented_gram(self._kernel_block(self.X_train_, X), self._kernel_block(X, X))
         n = self.codes_.size
         labellings = np.array(list(itertools.product((0, 1), repeat=k)))
-        solved = [self._strangeness(gram, np.r_[self.codes_, lab],
-                                    f"the training set plus the test examples labelled "
-                                    f"{self.classes_[lab].tolist()}")
-                  for lab in labellings]
+        solved = [
+            self._strangeness(
+                gram,
+                np.r_[self.codes_, lab],
+                f"the training set plus the test examples labelled {self.classes_[lab].tolist()}",
+            )
+            for lab in labellings
+        ]
         alphas = np.array([merge_ties(alpha) for alpha, _, _ in solved])
         return JointHypotheses(
             labellings=self.classes_[labellings],
@@ -499,8 +522,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """
         X = self._check_test(X)
         if self.classes_.size != 2:
-            raise ValueError(f"X: the inductive SVM here is binary, the model has "
-                             f"{self.classes_.size} classes")
+            raise ValueError(
+                f"X: the inductive SVM here is binary, the model has {self.classes_.size} classes"
+            )
         return self.base_[0].decision_function(self._kernel_block(X, self.X_train_))
 
     def predict_p(self, X) -> np.ndarray:

@@ -18,8 +18,11 @@ X = np.random.default_rng(0).normal(size=(12, 2))
 Y = np.array([1.0, -1.0] * 6)
 GRID = dict(gammas=(1.0,), Cs=(1.0,))
 #: Valid parameters of each selector: a one-model grid (and 3 folds: 6 examples a class).
-PARAMS = {"NonconformityModelSelector": GRID, "CrossValidationSelector": dict(GRID, folds=3),
-          "TestMarginSelector": GRID}
+PARAMS = {
+    "NonconformityModelSelector": GRID,
+    "CrossValidationSelector": dict(GRID, folds=3),
+    "TestMarginSelector": GRID,
+}
 TSVM = "svmtrust.transduction.TransductiveSVM"
 MIXIN = "svmtrust.conformal.ConformalClassifierMixin"
 NS = "svmtrust.nonconformity_selection."
@@ -29,13 +32,26 @@ SELECTORS = {
     "TestMarginSelector": TestMarginSelector,
 }
 SELECTOR_METHODS = {
-    "NonconformityModelSelector": ("predict_p_all", "epsilon_crit_", "predict", "bound",
-                                   "predict_p", "predict_set", "predict_confidence"),
+    "NonconformityModelSelector": (
+        "predict_p_all",
+        "epsilon_crit_",
+        "predict",
+        "bound",
+        "predict_p",
+        "predict_set",
+        "predict_confidence",
+    ),
     "CrossValidationSelector": ("decision_function", "predict"),
     "TestMarginSelector": ("distances", "chosen_model", "predict"),
 }
-TSVM_METHODS = ("solve_hypotheses", "solve_mondrian", "solve_joint",
-                "inductive_decision_function", "predict_p", "predict_p_joint")
+TSVM_METHODS = (
+    "solve_hypotheses",
+    "solve_mondrian",
+    "solve_joint",
+    "inductive_decision_function",
+    "predict_p",
+    "predict_p_joint",
+)
 MIXIN_METHODS = ("predict_confidence", "predict", "predict_set")
 
 
@@ -55,11 +71,14 @@ def _call(model, method, A):
 def _x_cases(qualname, fitted, method):
     """Unfitted use, complex, sparse and wrong-width X for one method of a fitted estimator."""
     return [
-        (qualname, "not fitted", lambda: _call(type(fitted)(**fitted.get_params()), method, X),
-         "X"),
+        (
+            qualname,
+            "not fitted",
+            lambda: _call(type(fitted)(**fitted.get_params()), method, X),
+            "X",
+        ),
         (qualname, "X complex", lambda: _call(fitted, method, X[:2] + 1j), "X"),
-        (qualname, "X sparse", lambda: _call(fitted, method, scipy.sparse.csr_matrix(X[:2])),
-         "X"),
+        (qualname, "X sparse", lambda: _call(fitted, method, scipy.sparse.csr_matrix(X[:2])), "X"),
         (qualname, "X wrong width", lambda: _call(fitted, method, X[:2, :1]), "X"),
         (qualname, "X NaN", lambda: _call(fitted, method, np.r_[X[:1], [[np.nan, 0.0]]]), "X"),
     ]
@@ -85,19 +104,43 @@ def _tsvm_cases():
         cases += _x_cases(f"{TSVM}.{method}", model, method)
     for method in MIXIN_METHODS:
         cases += _x_cases(f"{MIXIN}.{method}", model, method)
-    bad_params = [("kernel", "a string"), ("C", 0.0), ("solver", "osqp"), ("max_joint", 0),
-                  ("reuse_outside_margin", "yes"), ("mondrian", 1)]
-    cases += [(TSVM + ".fit", f"{name} {value!r}",
-               lambda name=name, value=value: TransductiveSVM(**{name: value}).fit(X, Y), name)
-              for name, value in bad_params]
+    bad_params = [
+        ("kernel", "a string"),
+        ("C", 0.0),
+        ("solver", "osqp"),
+        ("max_joint", 0),
+        ("reuse_outside_margin", "yes"),
+        ("mondrian", 1),
+    ]
     cases += [
-        (TSVM + ".joint_p_value", "y an unknown label",
-         lambda: model.joint_p_value(X[:2], [1.0, 3.0]), "y"),
+        (
+            TSVM + ".fit",
+            f"{name} {value!r}",
+            lambda name=name, value=value: TransductiveSVM(**{name: value}).fit(X, Y),
+            name,
+        )
+        for name, value in bad_params
+    ]
+    cases += [
+        (
+            TSVM + ".joint_p_value",
+            "y an unknown label",
+            lambda: model.joint_p_value(X[:2], [1.0, 3.0]),
+            "y",
+        ),
         (TSVM + ".joint_p_value", "y too short", lambda: model.joint_p_value(X[:2], [1.0]), "y"),
-        (TSVM + ".solve_joint", "more than max_joint points",
-         lambda: TransductiveSVM(C=1.0, max_joint=1).fit(X, Y).solve_joint(X[:2]), "X"),
-        (MIXIN + ".predict_set", "significance 0", lambda: model.predict_set(X[:2], 0.0),
-         "significance"),
+        (
+            TSVM + ".solve_joint",
+            "more than max_joint points",
+            lambda: TransductiveSVM(C=1.0, max_joint=1).fit(X, Y).solve_joint(X[:2]),
+            "X",
+        ),
+        (
+            MIXIN + ".predict_set",
+            "significance 0",
+            lambda: model.predict_set(X[:2], 0.0),
+            "significance",
+        ),
     ]
     return cases
 
@@ -108,16 +151,36 @@ def _selector_cases():
         qualname, params = NS + name, PARAMS[name]
         cases += _fit_cases(qualname + ".fit", cls, params)
         cases += [
-            (qualname + ".fit", "three classes",
-             lambda cls=cls, params=params: cls(**params).fit(X, np.arange(12) % 3), "y"),
-            (qualname + ".fit", "gammas empty", lambda cls=cls: cls(gammas=(), Cs=(1.0,)).fit(X, Y),
-             "gammas"),
-            (qualname + ".fit", "Cs negative", lambda cls=cls: cls(gammas=(1.0,), Cs=(-1.0,)).fit(X, Y),
-             "Cs"),
-            (qualname + ".fit", "seed negative",
-             lambda cls=cls, params=params: cls(**params, seed=-1).fit(X, Y), "seed"),
-            (qualname + ".fit", "seed a string",
-             lambda cls=cls, params=params: cls(**params, seed="0").fit(X, Y), "seed"),
+            (
+                qualname + ".fit",
+                "three classes",
+                lambda cls=cls, params=params: cls(**params).fit(X, np.arange(12) % 3),
+                "y",
+            ),
+            (
+                qualname + ".fit",
+                "gammas empty",
+                lambda cls=cls: cls(gammas=(), Cs=(1.0,)).fit(X, Y),
+                "gammas",
+            ),
+            (
+                qualname + ".fit",
+                "Cs negative",
+                lambda cls=cls: cls(gammas=(1.0,), Cs=(-1.0,)).fit(X, Y),
+                "Cs",
+            ),
+            (
+                qualname + ".fit",
+                "seed negative",
+                lambda cls=cls, params=params: cls(**params, seed=-1).fit(X, Y),
+                "seed",
+            ),
+            (
+                qualname + ".fit",
+                "seed a string",
+                lambda cls=cls, params=params: cls(**params, seed="0").fit(X, Y),
+                "seed",
+            ),
         ]
         model = _fitted(cls, **params)
         for method in SELECTOR_METHODS[name]:
@@ -125,24 +188,60 @@ def _selector_cases():
     ncms = NonconformityModelSelector
     model = _fitted(ncms, **GRID)
     cases += [
-        (NS + "NonconformityModelSelector.fit", "tie_break unknown",
-         lambda: ncms(**GRID, tie_break="first").fit(X, Y), "tie_break"),
-        (NS + "NonconformityModelSelector.fit", "validation_size above l - 2",
-         lambda: ncms(**GRID, validation_size=11).fit(X, Y), "validation_size"),
-        (NS + "NonconformityModelSelector.bound", "delta 1", lambda: model.bound(X, delta=1.0),
-         "delta"),
-        (NS + "NonconformityModelSelector.bound", "kind unknown",
-         lambda: model.bound(X, kind="hoeffding"), "kind"),
-        (NS + "NonconformityModelSelector.predict_set", "significance NaN",
-         lambda: model.predict_set(X, np.nan), "significance"),
-        (NS + "CrossValidationSelector.fit", "folds 1",
-         lambda: CrossValidationSelector(**GRID, folds=1).fit(X, Y), "folds"),
-        (NS + "CrossValidationSelector.fit", "folds above the smaller class",
-         lambda: CrossValidationSelector(**GRID, folds=7).fit(X, Y), "folds"),
-        (NS + "CrossValidationSelector.fit", "folds a float",
-         lambda: CrossValidationSelector(**GRID, folds=3.0).fit(X, Y), "folds"),
-        (NS + "TestMarginSelector.fit", "margin unknown",
-         lambda: TestMarginSelector(**GRID, margin="euclidean").fit(X, Y), "margin"),
+        (
+            NS + "NonconformityModelSelector.fit",
+            "tie_break unknown",
+            lambda: ncms(**GRID, tie_break="first").fit(X, Y),
+            "tie_break",
+        ),
+        (
+            NS + "NonconformityModelSelector.fit",
+            "validation_size above l - 2",
+            lambda: ncms(**GRID, validation_size=11).fit(X, Y),
+            "validation_size",
+        ),
+        (
+            NS + "NonconformityModelSelector.bound",
+            "delta 1",
+            lambda: model.bound(X, delta=1.0),
+            "delta",
+        ),
+        (
+            NS + "NonconformityModelSelector.bound",
+            "kind unknown",
+            lambda: model.bound(X, kind="hoeffding"),
+            "kind",
+        ),
+        (
+            NS + "NonconformityModelSelector.predict_set",
+            "significance NaN",
+            lambda: model.predict_set(X, np.nan),
+            "significance",
+        ),
+        (
+            NS + "CrossValidationSelector.fit",
+            "folds 1",
+            lambda: CrossValidationSelector(**GRID, folds=1).fit(X, Y),
+            "folds",
+        ),
+        (
+            NS + "CrossValidationSelector.fit",
+            "folds above the smaller class",
+            lambda: CrossValidationSelector(**GRID, folds=7).fit(X, Y),
+            "folds",
+        ),
+        (
+            NS + "CrossValidationSelector.fit",
+            "folds a float",
+            lambda: CrossValidationSelector(**GRID, folds=3.0).fit(X, Y),
+            "folds",
+        ),
+        (
+            NS + "TestMarginSelector.fit",
+            "margin unknown",
+            lambda: TestMarginSelector(**GRID, margin="euclidean").fit(X, Y),
+            "margin",
+        ),
     ]
     return cases
 
@@ -153,19 +252,43 @@ def _validation_cases():
     with_dict = np.array(X, dtype=object)
     with_dict[0, 0] = {"a": 1}
     return [
-        (V + "check_estimator_X", "not fitted",
-         lambda: check_estimator_X(TransductiveSVM(), X, reset=False), "X"),
-        (V + "check_estimator_X", "X 1-D", lambda: check_estimator_X(TransductiveSVM(), Y, True),
-         "X"),
-        (V + "check_estimator_X", "X no columns",
-         lambda: check_estimator_X(TransductiveSVM(), X[:, :0], True), "X"),
-        (V + "InputTypeError", "X holding a dict",
-         lambda: check_estimator_X(TransductiveSVM(), with_dict, True), "X"),
+        (
+            V + "check_estimator_X",
+            "not fitted",
+            lambda: check_estimator_X(TransductiveSVM(), X, reset=False),
+            "X",
+        ),
+        (
+            V + "check_estimator_X",
+            "X 1-D",
+            lambda: check_estimator_X(TransductiveSVM(), Y, True),
+            "X",
+        ),
+        (
+            V + "check_estimator_X",
+            "X no columns",
+            lambda: check_estimator_X(TransductiveSVM(), X[:, :0], True),
+            "X",
+        ),
+        (
+            V + "InputTypeError",
+            "X holding a dict",
+            lambda: check_estimator_X(TransductiveSVM(), with_dict, True),
+            "X",
+        ),
         (V + "check_estimator_y", "y 2-D", lambda: check_estimator_y(np.c_[Y, Y], 12), "y"),
-        (V + "check_estimator_y", "y NaN", lambda: check_estimator_y(np.r_[np.nan, Y[1:]], 12),
-         "y"),
-        (V + "check_estimator_y", "three classes, binary",
-         lambda: check_estimator_y(np.arange(12) % 3, 12, binary=True), "y"),
+        (
+            V + "check_estimator_y",
+            "y NaN",
+            lambda: check_estimator_y(np.r_[np.nan, Y[1:]], 12),
+            "y",
+        ),
+        (
+            V + "check_estimator_y",
+            "three classes, binary",
+            lambda: check_estimator_y(np.arange(12) % 3, 12, binary=True),
+            "y",
+        ),
     ]
 
 

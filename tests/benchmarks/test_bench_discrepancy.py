@@ -20,8 +20,9 @@ from svmtrust.discrepancy import _compiled, flipped_labels, peel, represent, sol
 
 def _direct(X, y, w_max):
     w, b, xi = cp.Variable(X.shape[1]), cp.Variable(), cp.Variable(len(y), nonneg=True)
-    problem = cp.Problem(cp.Minimize(cp.sum(xi)),
-                         [cp.norm(w) <= w_max, cp.multiply(y, X @ w + b) >= 1 - xi])
+    problem = cp.Problem(
+        cp.Minimize(cp.sum(xi)), [cp.norm(w) <= w_max, cp.multiply(y, X @ w + b) >= 1 - xi]
+    )
     qp.solve(problem, "bounded-w problem (9), direct", qp.CONE_TOL)
     return problem.value
 
@@ -48,8 +49,10 @@ def test_bounded_w_solve_at_300_and_peeling_rounds():
     assert np.isclose(np.sum(np.maximum(0, 1 - margins)), value, rtol=1e-6)
     rng = np.random.default_rng(1)
     rounds = [1 + peel(rep, flipped_labels(y, rng), 0.2).n_peeled for _ in range(5)]
-    print(f"\nbounded-w solve, l = 300, d = 784: reduced form {reduced:.2f} s, direct form "
-          f"{direct:.2f} s; built and compiled per call {uncached:.2f} s "
-          f"({uncached / reduced:.1f}x the cached solve); solves per peeling run on flipped "
-          f"labels: {rounds}")
+    print(
+        f"\nbounded-w solve, l = 300, d = 784: reduced form {reduced:.2f} s, direct form "
+        f"{direct:.2f} s; built and compiled per call {uncached:.2f} s "
+        f"({uncached / reduced:.1f}x the cached solve); solves per peeling run on flipped "
+        f"labels: {rounds}"
+    )
     assert reduced <= 1.5 * direct

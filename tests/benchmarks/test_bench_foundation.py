@@ -50,8 +50,10 @@ def test_exact_solve_n500_under_one_second():
     K, y = _digits_problem(500)
     exact = _median_time(lambda: fit_svm(K, y, 1.0, "cvxpy"), repeats=3)
     fast = _median_time(lambda: fit_svm(K, y, 1.0, "libsvm"), repeats=10)
-    print(f"\nexact cvxpy solve, n=500 RBF: {exact:.3f} s; libsvm path {fast * 1e3:.1f} ms; "
-          f"ratio {exact / fast:.0f}x")
+    print(
+        f"\nexact cvxpy solve, n=500 RBF: {exact:.3f} s; libsvm path {fast * 1e3:.1f} ms; "
+        f"ratio {exact / fast:.0f}x"
+    )
     assert exact <= 1.0
 
 
@@ -67,9 +69,11 @@ def test_libsvm_path_overhead(n):
     base = _median_time(direct, repeats=15)
     bulk = _median_time(lambda: fit_svm(K, y, box, "libsvm", check_kernel=False), repeats=15)
     checked = _median_time(lambda: fit_svm(K, y, box, "libsvm"), repeats=15)
-    print(f"\nn={n}: SVC {base * 1e3:.1f} ms; fit_svm(check_kernel=False) "
-          f"{bulk * 1e3:.1f} ms = {bulk / base:.2f}x; with the PSD check "
-          f"{checked * 1e3:.1f} ms = {checked / base:.2f}x")
+    print(
+        f"\nn={n}: SVC {base * 1e3:.1f} ms; fit_svm(check_kernel=False) "
+        f"{bulk * 1e3:.1f} ms = {bulk / base:.2f}x; with the PSD check "
+        f"{checked * 1e3:.1f} ms = {checked / base:.2f}x"
+    )
     assert bulk <= 1.3 * base
 
 
@@ -83,8 +87,11 @@ def test_book_builds_from_clean_checkout_within_three_minutes_a_chapter(tmp_path
         shutil.copy2(ROOT / name, target)
     jb = Path(sys.executable).parent / "jupyter-book"
     start = time.perf_counter()
-    subprocess.run([str(jb), "build", str(tmp_path), "-W", "-n", "--keep-going"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(jb), "build", str(tmp_path), "-W", "-n", "--keep-going"],
+        check=True,
+        capture_output=True,
+    )
     elapsed = time.perf_counter() - start
     chapters = len(list((tmp_path / "book").glob("*.ipynb")))
     print(f"\nmake book from a clean checkout: {elapsed:.0f} s for {chapters} chapters")

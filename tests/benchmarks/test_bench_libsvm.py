@@ -44,12 +44,19 @@ def test_degenerate_set_within_ten_times_a_direct_svc_fit():
     for seed in SEEDS:
         K, y, C = degenerate_problem(seed)
         tol = LIBSVM_REACHABLE_TOL * max(1.0, C * float(np.mean(np.diag(K))))
-        direct, path = _fastest_times(lambda: SVC(C=C, kernel="precomputed", tol=tol).fit(K, y),
-                                     lambda: fit_svm(K, y, C, solver="libsvm"))
+        direct, path = _fastest_times(
+            lambda: SVC(C=C, kernel="precomputed", tol=tol).fit(K, y),
+            lambda: fit_svm(K, y, C, solver="libsvm"),
+        )
         fallbacks += fit_svm(K, y, C, solver="libsvm").fallback != ""
         ratios.append(path / direct)
-        print(f"\nseed {seed:2d}: SVC {direct * 1e3:.3f} ms, fit_svm(libsvm) {path * 1e3:.3f} ms, "
-              f"ratio {path / direct:.1f}x", end="")
-    print(f"\ndegenerate set ({len(ratios)} fits): median ratio {np.median(ratios):.1f}x, "
-          f"worst {np.max(ratios):.1f}x, fallbacks to the exact solver {fallbacks}")
+        print(
+            f"\nseed {seed:2d}: SVC {direct * 1e3:.3f} ms, fit_svm(libsvm) {path * 1e3:.3f} ms, "
+            f"ratio {path / direct:.1f}x",
+            end="",
+        )
+    print(
+        f"\ndegenerate set ({len(ratios)} fits): median ratio {np.median(ratios):.1f}x, "
+        f"worst {np.max(ratios):.1f}x, fallbacks to the exact solver {fallbacks}"
+    )
     assert np.max(ratios) <= 10.0

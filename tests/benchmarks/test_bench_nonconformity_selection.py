@@ -34,10 +34,12 @@ def test_cv_over_nonconformity_time_ratio_on_pima():
     cv_error = sum(r["cv_error"] for r in runs) / len(runs)
     per_fold = ", ".join(f"{r['ratio']:.1f}" for r in runs)
     per_fold_work = ", ".join(f"{r['work_ratio']:.1f}" for r in runs)
-    print(f"\nPima, 110 models, folds {FOLDS}: nonconformity {nc:.1f} s, CV {cv:.1f} s, "
-          f"time ratio {cv / nc:.1f}x (per fold {per_fold}); work ratio {work:.2f}x "
-          f"(per fold {per_fold_work}), iterations ratio {iterations:.2f}x; paper 7.3x average, "
-          f"target 8x; mean errors NC {nc_error:.4f}, CV {cv_error:.4f}")
+    print(
+        f"\nPima, 110 models, folds {FOLDS}: nonconformity {nc:.1f} s, CV {cv:.1f} s, "
+        f"time ratio {cv / nc:.1f}x (per fold {per_fold}); work ratio {work:.2f}x "
+        f"(per fold {per_fold_work}), iterations ratio {iterations:.2f}x; paper 7.3x average, "
+        f"target 8x; mean errors NC {nc_error:.4f}, CV {cv_error:.4f}"
+    )
     assert work >= MIN_WORK_RATIO
     assert cv / nc >= MIN_TIME_RATIO
     assert abs(nc_error - cv_error) <= 0.05

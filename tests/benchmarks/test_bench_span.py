@@ -37,7 +37,9 @@ def test_span_rule_within_five_percent_of_exact_loo(n):
             spans.append(middle - start)
             loos.append(time.perf_counter() - middle)
     rule, exact = np.median(spans), np.median(loos)
-    print(f"\nn = {n}: {sol.support.size} support vectors; training + span rule {rule * 1e3:.1f} ms, "
-          f"exact leave-one-out {exact:.2f} s, ratio {100 * rule / exact:.2f}% (target <= 5%); "
-          f"estimates {predicted.mean():.3f} vs {loo.errors.mean():.3f}")
+    print(
+        f"\nn = {n}: {sol.support.size} support vectors; training + span rule {rule * 1e3:.1f} ms, "
+        f"exact leave-one-out {exact:.2f} s, ratio {100 * rule / exact:.2f}% (target <= 5%); "
+        f"estimates {predicted.mean():.3f} vs {loo.errors.mean():.3f}"
+    )
     assert rule <= 0.05 * exact

@@ -36,8 +36,11 @@ def test_tcm_nn_against_one_nearest_neighbour():
         KNeighborsClassifier(n_neighbors=1, algorithm="brute").fit(X_train, y_train).predict(X_test)
 
     def tcm(algorithm):
-        return lambda: TCMNearestNeighbours(k=1, n_jobs=-1, algorithm=algorithm).fit(
-            X_train, y_train).predict_p(X_test)
+        return lambda: (
+            TCMNearestNeighbours(k=1, n_jobs=-1, algorithm=algorithm)
+            .fit(X_train, y_train)
+            .predict_p(X_test)
+        )
 
     runs = {"1-NN": knn, **{name: tcm(name) for name in ALGORITHMS}}
     times = {name: [] for name in runs}
@@ -49,12 +52,17 @@ def test_tcm_nn_against_one_nearest_neighbour():
             func()
             times[name].append(time.perf_counter() - start)
     median = {name: float(np.median(t)) for name, t in times.items()}
-    blas = ", ".join(f"{lib['internal_api']} {lib.get('architecture')}" for lib in threadpool_info()
-                     if lib["user_api"] == "blas")
+    blas = ", ".join(
+        f"{lib['internal_api']} {lib.get('architecture')}"
+        for lib in threadpool_info()
+        if lib["user_api"] == "blas"
+    )
     print(f"\nBLAS: {blas}; 1-NN (brute) fit+predict {median['1-NN'] * 1e3:.1f} ms")
     for name in ALGORITHMS:
-        print(f"TCM-NN {name:5} fit+predict_p {median[name] * 1e3:.1f} ms; "
-              f"ratio {median[name] / median['1-NN']:.2f}x")
+        print(
+            f"TCM-NN {name:5} fit+predict_p {median[name] * 1e3:.1f} ms; "
+            f"ratio {median[name] / median['1-NN']:.2f}x"
+        )
     assert median["fast"] <= 5 * median["1-NN"]
 
 
@@ -73,12 +81,15 @@ def test_memory_bounded_by_block_size(algorithm):
     peaks = {}
     for block in (64, 256):
         model = TCMNearestNeighbours(k=1, block_size=block, algorithm=algorithm).fit(
-            X_train, y_train)
+            X_train, y_train
+        )
         for m in (500, 2000):
             peaks[block, m] = _peak_bytes(lambda: model.predict_p(X_test[:m]))
     output = 2000 * 6 * 8 * 2  # the p-values themselves (and their stacked copy)
-    print(f"\n{algorithm}: peak memory of predict_p (MB): " + ", ".join(
-        f"block {b}, m = {m}: {v / 1e6:.1f}" for (b, m), v in peaks.items()))
+    print(
+        f"\n{algorithm}: peak memory of predict_p (MB): "
+        + ", ".join(f"block {b}, m = {m}: {v / 1e6:.1f}" for (b, m), v in peaks.items())
+    )
     for block in (64, 256):
         # four times the test examples: the peak grows by the output only
         assert peaks[block, 2000] <= 1.25 * peaks[block, 500] + output

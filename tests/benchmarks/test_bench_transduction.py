@@ -50,8 +50,10 @@ def test_fits_per_second_libsvm_against_cvxpy(n):
             seconds[solver] += time.perf_counter() - start
         fits += 2
     rates = {solver: fits / s for solver, s in seconds.items()}
-    print(f"\nn={n + 1}: libsvm {rates['libsvm']:.0f} fits/s, cvxpy {rates['cvxpy']:.1f} fits/s, "
-          f"ratio {rates['libsvm'] / rates['cvxpy']:.1f}x")
+    print(
+        f"\nn={n + 1}: libsvm {rates['libsvm']:.0f} fits/s, cvxpy {rates['cvxpy']:.1f} fits/s, "
+        f"ratio {rates['libsvm'] / rates['cvxpy']:.1f}x"
+    )
     assert rates["libsvm"] > rates["cvxpy"]
 
 
@@ -64,8 +66,10 @@ def test_table2_paper_scale_within_30_minutes():
     elapsed = time.perf_counter() - start
     total = elapsed * protocol.RUNS["paper"] / runs
     how = "measured" if full else f"extrapolated from {runs} runs per size"
-    print(f"\nTable 2 at paper scale on 2 workers: {total / 60:.1f} min ({how}); "
-          f"{len(table) / elapsed:.0f} runs/s")
+    print(
+        f"\nTable 2 at paper scale on 2 workers: {total / 60:.1f} min ({how}); "
+        f"{len(table) / elapsed:.0f} runs/s"
+    )
     assert total <= 30 * 60
 
 
@@ -75,8 +79,9 @@ def test_chapter_executes_within_three_minutes(tmp_path):
     nb = nbformat.read(tmp_path / "transduction.ipynb", as_version=4)
     os.environ.setdefault("MPLBACKEND", "Agg")
     start = time.perf_counter()
-    NotebookClient(nb, timeout=900, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     elapsed = time.perf_counter() - start
     print(f"\ntransduction chapter at book scale: {elapsed:.0f} s")
     assert elapsed <= 180

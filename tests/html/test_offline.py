@@ -52,6 +52,8 @@ def test_css_imports_no_remote_fonts(html_dir):
     remote = [
         css.relative_to(html_dir).as_posix()
         for css in (html_dir / "_static").rglob("*.css")
-        if re.search(r"@import\s+url\(\s*['\"]?https?://", css.read_text(encoding="utf-8", errors="ignore"))
+        if re.search(
+            r"@import\s+url\(\s*['\"]?https?://", css.read_text(encoding="utf-8", errors="ignore")
+        )
     ]
     assert not remote, remote

@@ -123,7 +123,9 @@ def test_api_reference_documents_every_module(html_dir):
     import svmtrust
 
     soup = _soup(html_dir / "book" / "api.html")
-    documented = {tag["id"].removeprefix("module-") for tag in soup.select('[id^="module-svmtrust"]')}
+    documented = {
+        tag["id"].removeprefix("module-") for tag in soup.select('[id^="module-svmtrust"]')
+    }
     modules = {"svmtrust"} | {
         f"svmtrust.{name}" for name in re.findall(r":mod:`~svmtrust\.(\w+)`", svmtrust.__doc__)
     }

@@ -21,8 +21,16 @@ from tqdm import tqdm
 from ..validation import check_bool, check_choice, check_integer, check_n_jobs, check_seed
 
 #: The chapters whose protocol exists, by module name.
-CHAPTERS = ("svm", "transduction", "tcm_nn", "confidence_compared", "nonconformity_selection",
-            "span", "discrepancy", "selection_compared")
+CHAPTERS = (
+    "svm",
+    "transduction",
+    "tcm_nn",
+    "confidence_compared",
+    "nonconformity_selection",
+    "span",
+    "discrepancy",
+    "selection_compared",
+)
 
 #: The two scales every protocol offers.
 SCALES = ("book", "paper")

@@ -37,13 +37,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("name", choices=CHAPTERS, help="the chapter")
     parser.add_argument("--scale", choices=SCALES, default="book", help="book (fast) or paper")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
-    parser.add_argument("--n-jobs", type=int, default=None,
-                        help="worker processes (-1: all cores; default 1, or every Dask worker)")
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=None,
+        help="worker processes (-1: all cores; default 1, or every Dask worker)",
+    )
     parser.add_argument("--output", help="also write the table to this CSV file")
-    parser.add_argument("--backend", choices=BACKENDS, default="local",
-                        help="local processes (default) or a Dask cluster")
-    parser.add_argument("--scheduler", help="address of a running Dask scheduler "
-                        "(with --backend dask; default: start a LocalCluster)")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="local processes (default) or a Dask cluster",
+    )
+    parser.add_argument(
+        "--scheduler",
+        help="address of a running Dask scheduler "
+        "(with --backend dask; default: start a LocalCluster)",
+    )
     return parser
 
 
@@ -93,7 +104,9 @@ def backend(name: str, scheduler: str | None = None):
 
     with contextlib.ExitStack() as stack:
         if scheduler is None:
-            cluster = stack.enter_context(LocalCluster(threads_per_worker=1, dashboard_address=None))
+            cluster = stack.enter_context(
+                LocalCluster(threads_per_worker=1, dashboard_address=None)
+            )
             client = stack.enter_context(Client(cluster))
         else:
             client = stack.enter_context(Client(scheduler))

@@ -23,10 +23,26 @@ import pandas as pd
 from scipy import stats
 
 from .. import datasets
-from ..discrepancy import (delta_term, discrepancy_runs, envelope_lower_bound, flipped_labels,
-                           peel, represent, soft_loss, solve_reduced, summarise_runs)
-from ..validation import (check_array, check_binary_labels, check_bool, check_integer, check_rng,
-                          check_significance, check_table)
+from ..discrepancy import (
+    delta_term,
+    discrepancy_runs,
+    envelope_lower_bound,
+    flipped_labels,
+    peel,
+    represent,
+    soft_loss,
+    solve_reduced,
+    summarise_runs,
+)
+from ..validation import (
+    check_array,
+    check_binary_labels,
+    check_bool,
+    check_integer,
+    check_rng,
+    check_significance,
+    check_table,
+)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: Radii searched for ``w_max`` (pixels in [0, 1]; an MNIST image has norm about 9).
@@ -35,17 +51,34 @@ GRID = (0.1, 0.2, 0.3, 0.45, 0.7, 1.0)
 #: Per scale: training sizes, selection sets per ``l`` and their shuffles, table replicates
 #: per ``l`` and their shuffles (the paper: 30 replicates, m = 30), and CV folds.
 SETTINGS = {
-    "book": {"sizes": (20, 50, 100), "n_select": 2, "m_select": 10, "n_rep": 6, "m": 10,
-             "folds": 10},
-    "paper": {"sizes": (20, 50, 100, 200, 300), "n_select": 3, "m_select": 10, "n_rep": 30,
-              "m": 30, "folds": 10},
+    "book": {
+        "sizes": (20, 50, 100),
+        "n_select": 2,
+        "m_select": 10,
+        "n_rep": 6,
+        "m": 10,
+        "folds": 10,
+    },
+    "paper": {
+        "sizes": (20, 50, 100, 200, 300),
+        "n_select": 3,
+        "m_select": 10,
+        "n_rep": 30,
+        "m": 30,
+        "folds": 10,
+    },
 }
 
 #: Table 1 of the paper (percentages, mean +- 95% half-width over 30 replicates).
 PAPER_TABLE1 = pd.DataFrame(
-    {"BL": [32.5, 22.2, 17.5, 14.5, 12.9], "BL_ci": [1.2, 0.5, 0.5, 0.3, 0.3],
-     "UL": [34.1, 22.2, 17.3, 12.9, 10.5], "UL_ci": [1.4, 0.5, 0.6, 0.4, 0.3],
-     "pi_hat": [13.0, 8.2, 6.1, 4.4, 4.0], "pi_hat_ci": [0.8, 0.5, 0.5, 0.5, 0.4]},
+    {
+        "BL": [32.5, 22.2, 17.5, 14.5, 12.9],
+        "BL_ci": [1.2, 0.5, 0.5, 0.3, 0.3],
+        "UL": [34.1, 22.2, 17.3, 12.9, 10.5],
+        "UL_ci": [1.4, 0.5, 0.6, 0.4, 0.3],
+        "pi_hat": [13.0, 8.2, 6.1, 4.4, 4.0],
+        "pi_hat_ci": [0.8, 0.5, 0.5, 0.5, 0.4],
+    },
     index=pd.Index([20, 50, 100, 200, 300], name="l"),
 )
 
@@ -75,10 +108,16 @@ def bound_row(X, y, X_test, y_test, w_max, m, rng) -> dict:
     bl = summarise_runs(rep, train, shuffles, True, w_max)
     ul = summarise_runs(rep, train, shuffles, False, w_max)
     return {
-        "w_max": w_max, "BL": bl.bound, "UL": ul.bound, "BL_train": bl.train_error,
-        "UL_train": ul.train_error, "BL_md": float(np.mean(bl.md)),
-        "UL_md": float(np.mean(ul.md)), "BL_md_min": float(np.min(bl.md)),
-        "UL_md_negative": float(np.mean(ul.md < 0)), "n_peeled": bl.n_peeled,
+        "w_max": w_max,
+        "BL": bl.bound,
+        "UL": ul.bound,
+        "BL_train": bl.train_error,
+        "UL_train": ul.train_error,
+        "BL_md": float(np.mean(bl.md)),
+        "UL_md": float(np.mean(ul.md)),
+        "BL_md_min": float(np.min(bl.md)),
+        "UL_md_negative": float(np.mean(ul.md < 0)),
+        "n_peeled": bl.n_peeled,
         "n_peeled_shuffles": float(np.mean(bl.n_peeled_shuffles)),
         "pi_hat": _test_loss(bl, X_test, y_test),
         "pi_hat_plain": _test_loss(ul, X_test, y_test),
@@ -113,8 +152,15 @@ def _select_task(task, rng) -> list:
     """Stage "select": every radius of the grid on one selection training set."""
     l, index, m = task
     X, y, X_test, y_test = _split(l, rng)
-    return [{"stage": "select", "l": l, "replicate": index,
-             **bound_row(X, y, X_test, y_test, w_max, m, rng)} for w_max in GRID]
+    return [
+        {
+            "stage": "select",
+            "l": l,
+            "replicate": index,
+            **bound_row(X, y, X_test, y_test, w_max, m, rng),
+        }
+        for w_max in GRID
+    ]
 
 
 def _table_task(task, rng) -> list:
@@ -124,8 +170,16 @@ def _table_task(task, rng) -> list:
     row = bound_row(X, y, X_test, y_test, w_max, m, rng)
     w_cv = cv_choice(X, y, folds, rng)
     w, b = _plain_fit(represent(X), y, w_cv)
-    return [{"stage": "table", "l": l, "replicate": index, **row, "w_max_cv": w_cv,
-             "pi_hat_cv": float(np.mean(soft_loss(y_test * (X_test @ w + b))))}]
+    return [
+        {
+            "stage": "table",
+            "l": l,
+            "replicate": index,
+            **row,
+            "w_max_cv": w_cv,
+            "pi_hat_cv": float(np.mean(soft_loss(y_test * (X_test @ w + b)))),
+        }
+    ]
 
 
 def select_w_max(select: pd.DataFrame) -> pd.Series:
@@ -135,8 +189,7 @@ def select_w_max(select: pd.DataFrame) -> pd.Series:
     return means.idxmin(axis=1)
 
 
-def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True
-        ) -> pd.DataFrame:
+def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
     """Table 1 of Anguita et al. (2010) on MNIST 0 against 1.
 
     Parameters
@@ -160,15 +213,35 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     cfg = SETTINGS[check_scale(scale)]
     seed, n_jobs = check_seed(seed), check_n_jobs(n_jobs)
     tasks = [(l, i, cfg["m_select"]) for l in cfg["sizes"] for i in range(cfg["n_select"])]
-    select = pd.DataFrame([r for rows in parallel_map(
-        _select_task, tasks, seed=seed, n_jobs=n_jobs, desc="select w_max", progress=progress)
-        for r in rows])
+    select = pd.DataFrame(
+        [
+            r
+            for rows in parallel_map(
+                _select_task,
+                tasks,
+                seed=seed,
+                n_jobs=n_jobs,
+                desc="select w_max",
+                progress=progress,
+            )
+            for r in rows
+        ]
+    )
     chosen = select_w_max(select)
-    tasks = [(l, i, cfg["m"], float(chosen[l]), cfg["folds"])
-             for l in sorted(cfg["sizes"], reverse=True) for i in range(cfg["n_rep"])]
-    table = pd.DataFrame([r for rows in parallel_map(
-        _table_task, tasks, seed=seed + 1, n_jobs=n_jobs, desc="Table 1", progress=progress)
-        for r in rows])
+    tasks = [
+        (l, i, cfg["m"], float(chosen[l]), cfg["folds"])
+        for l in sorted(cfg["sizes"], reverse=True)
+        for i in range(cfg["n_rep"])
+    ]
+    table = pd.DataFrame(
+        [
+            r
+            for rows in parallel_map(
+                _table_task, tasks, seed=seed + 1, n_jobs=n_jobs, desc="Table 1", progress=progress
+            )
+            for r in rows
+        ]
+    )
     return pd.concat([select, table], ignore_index=True)
 
 
@@ -209,9 +282,12 @@ def cv_comparison(results: pd.DataFrame) -> pd.DataFrame:
     """
     results = check_table(results, "results", ("stage", "l"))
     table = results[results["stage"] == "table"]
-    out = table.groupby("l").agg(w_max_bound=("w_max", "first"),
-                                 w_max_cv_median=("w_max_cv", "median"),
-                                 pi_bound=("pi_hat_plain", "mean"), pi_cv=("pi_hat_cv", "mean"))
+    out = table.groupby("l").agg(
+        w_max_bound=("w_max", "first"),
+        w_max_cv_median=("w_max_cv", "median"),
+        pi_bound=("pi_hat_plain", "mean"),
+        pi_cv=("pi_hat_cv", "mean"),
+    )
     out[["pi_bound", "pi_cv"]] *= 100
     return out
 
@@ -278,23 +354,45 @@ def _certify_task(task, rng) -> list:
     w, b = rep.to_w @ train.z_last, train.b_last
     nu_rule = float(np.mean(soft_loss(y * (X @ w + b))))
     cert_md = 1.0 - 2.0 * lower
-    return [{"stage": "certified", "l": l, "replicate": index, "w_max": w_max,
-             "nu_rule": nu_rule, "cert_md": float(np.mean(cert_md)),
-             "cert_md_min": float(np.min(cert_md)), "cert_bound": nu_rule + float(np.mean(cert_md)),
-             "md_floor": float(np.mean([md_floor(yf) for yf in flipped])),
-             "pi_hat": float(np.mean(soft_loss(y_test * (X_test @ w + b))))}]
+    return [
+        {
+            "stage": "certified",
+            "l": l,
+            "replicate": index,
+            "w_max": w_max,
+            "nu_rule": nu_rule,
+            "cert_md": float(np.mean(cert_md)),
+            "cert_md_min": float(np.min(cert_md)),
+            "cert_bound": nu_rule + float(np.mean(cert_md)),
+            "md_floor": float(np.mean([md_floor(yf) for yf in flipped])),
+            "pi_hat": float(np.mean(soft_loss(y_test * (X_test @ w + b)))),
+        }
+    ]
 
 
 def _fine_task(task, rng) -> list:
     """Stage "fine": every radius of :data:`FINE_GRID` on one training set."""
     l, index, m = task
     X, y, X_test, y_test = _split(l, rng)
-    return [{"stage": "fine", "l": l, "replicate": index,
-             **bound_row(X, y, X_test, y_test, w_max, m, rng)} for w_max in FINE_GRID]
+    return [
+        {
+            "stage": "fine",
+            "l": l,
+            "replicate": index,
+            **bound_row(X, y, X_test, y_test, w_max, m, rng),
+        }
+        for w_max in FINE_GRID
+    ]
 
 
-def certify(results: pd.DataFrame, scale: str = "book", seed: int = 0, n_jobs: int = 1,
-            progress: bool = True, stages=("certified", "fine")) -> pd.DataFrame:
+def certify(
+    results: pd.DataFrame,
+    scale: str = "book",
+    seed: int = 0,
+    n_jobs: int = 1,
+    progress: bool = True,
+    stages=("certified", "fine"),
+) -> pd.DataFrame:
     """The certified bound for every table replicate of a run, and BL over a fine radius grid.
 
     Stage ``"certified"`` rebuilds each table replicate of ``results`` (the output of
@@ -336,19 +434,44 @@ def certify(results: pd.DataFrame, scale: str = "book", seed: int = 0, n_jobs: i
     table = results[results["stage"] == "table"]
     m = SETTINGS[scale]["m"]
     tasks = [(int(r.l), int(r.replicate), m, float(r.w_max)) for r in table.itertuples()]
-    certified = [] if "certified" not in stages else [
-        r for rows in parallel_map(_certify_task, tasks, seed=seed + 1, n_jobs=n_jobs,
-                                   desc="certified", progress=progress) for r in rows]
-    tasks = [(l, i, cfg["m"]) for l in sorted(cfg["n_sets"], reverse=True)
-             for i in range(cfg["n_sets"][l])]
-    fine = [] if "fine" not in stages else [
-        r for rows in parallel_map(_fine_task, tasks, seed=seed + 2, n_jobs=n_jobs,
-                                   desc="fine grid", progress=progress) for r in rows]
+    certified = (
+        []
+        if "certified" not in stages
+        else [
+            r
+            for rows in parallel_map(
+                _certify_task,
+                tasks,
+                seed=seed + 1,
+                n_jobs=n_jobs,
+                desc="certified",
+                progress=progress,
+            )
+            for r in rows
+        ]
+    )
+    tasks = [
+        (l, i, cfg["m"])
+        for l in sorted(cfg["n_sets"], reverse=True)
+        for i in range(cfg["n_sets"][l])
+    ]
+    fine = (
+        []
+        if "fine" not in stages
+        else [
+            r
+            for rows in parallel_map(
+                _fine_task, tasks, seed=seed + 2, n_jobs=n_jobs, desc="fine grid", progress=progress
+            )
+            for r in rows
+        ]
+    )
     return pd.DataFrame(certified + fine)
 
 
-def certified_table(results: pd.DataFrame, certified: pd.DataFrame, delta: float = 0.05
-                    ) -> pd.DataFrame:
+def certified_table(
+    results: pd.DataFrame, certified: pd.DataFrame, delta: float = 0.05
+) -> pd.DataFrame:
     """Per ``l``: BL, the certified bound, the test soft loss and the delta term, in percent.
 
     Columns: ``BL``, ``cert`` (means over the replicates), ``pi_hat``, ``BL/pi`` (the ratio of
@@ -366,8 +489,12 @@ def certified_table(results: pd.DataFrame, certified: pd.DataFrame, delta: float
     for l, group in table.groupby("l"):
         c = cert.loc[group.index]
         term = 100.0 * delta_term(int(l), delta)
-        row = {"l": int(l), "BL": 100 * group["BL"].mean(), "cert": 100 * c["cert_bound"].mean(),
-               "pi_hat": 100 * group["pi_hat"].mean()}
+        row = {
+            "l": int(l),
+            "BL": 100 * group["BL"].mean(),
+            "cert": 100 * c["cert_bound"].mean(),
+            "pi_hat": 100 * group["pi_hat"].mean(),
+        }
         row["BL/pi"] = row["BL"] / row["pi_hat"]
         row["delta_term"] = term
         row["BL+delta"] = row["BL"] + term
@@ -389,8 +516,12 @@ def fine_minimum(certified: pd.DataFrame) -> pd.DataFrame:
     for l, group in means.groupby(level="l"):
         group = group.droplevel("l")
         best = group["BL"].idxmin()
-        row = {"l": int(l), "sets": int(fine[fine["l"] == l]["replicate"].nunique()),
-               "w_min": best, "BL_min": group.loc[best, "BL"]}
+        row = {
+            "l": int(l),
+            "sets": int(fine[fine["l"] == l]["replicate"].nunique()),
+            "w_min": best,
+            "BL_min": group.loc[best, "BL"],
+        }
         if l in PAPER_TABLE1.index:
             row["paper_BL"] = PAPER_TABLE1.loc[l, "BL"]
             match = (group["pi_hat"] - PAPER_TABLE1.loc[l, "pi_hat"]).abs().idxmin()
@@ -412,10 +543,13 @@ def main(argv=None) -> int:
     --output OUT.csv``: the certified stage and the fine grid (:func:`certify`) of a run."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m svmtrust.experiments.discrepancy",
-                                     description=certify.__doc__.splitlines()[0])
-    parser.add_argument("input", help="CSV written by `python -m svmtrust.experiments "
-                                      "discrepancy --output`")
+    parser = argparse.ArgumentParser(
+        prog="python -m svmtrust.experiments.discrepancy",
+        description=certify.__doc__.splitlines()[0],
+    )
+    parser.add_argument(
+        "input", help="CSV written by `python -m svmtrust.experiments discrepancy --output`"
+    )
     parser.add_argument("--scale", default="book")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-jobs", type=int, default=1)

@@ -44,8 +44,16 @@ from ..nonconformity_selection import (
     nonconformity_p_values,
 )
 from ..svm import fit_svm
-from ..validation import (check_array, check_C, check_choice, check_indices, check_integer,
-                          check_positive, check_significance, check_table)
+from ..validation import (
+    check_array,
+    check_C,
+    check_choice,
+    check_indices,
+    check_integer,
+    check_positive,
+    check_significance,
+    check_table,
+)
 from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 
 #: The data sets of Table 1, in the paper's order (names of :func:`svmtrust.datasets.load`).
@@ -58,8 +66,11 @@ DATASETS = ("votes", "glass", "haberman", "bupa", "credit", "pima", "breastw", "
 VARIANTS = ("credit-integer", "credit-unscaled")
 
 #: How the paper names them.
-PAPER_NAME = ({name: name.capitalize() for name in DATASETS} | {"breastw": "BreastW"}
-              | {"credit-integer": "Credit, integer codes", "credit-unscaled": "Credit, unscaled"})
+PAPER_NAME = (
+    {name: name.capitalize() for name in DATASETS}
+    | {"breastw": "BreastW"}
+    | {"credit-integer": "Credit, integer codes", "credit-unscaled": "Credit, unscaled"}
+)
 
 METHODS = ("Nonconformity", "Cross-Validation", "SVM-L_inf")
 
@@ -86,8 +97,18 @@ PAPER_TABLE3 = pd.DataFrame(
         ("BreastW", 0.0378, 0.0350, 24.80, 0.0335, 0.0282, 150.36, 0.0408, 0.0367, 18.29),
         ("Ionosphere", 0.0562, 0.0493, 17.63, 0.0479, 0.0440, 103.45, 0.1158, 0.0565, 11.85),
     ],
-    columns=["data", "nc_error", "nc_sd", "nc_time", "cv_error", "cv_sd", "cv_time",
-             "linf_error", "linf_sd", "linf_time"],
+    columns=[
+        "data",
+        "nc_error",
+        "nc_sd",
+        "nc_time",
+        "cv_error",
+        "cv_sd",
+        "cv_time",
+        "linf_error",
+        "linf_sd",
+        "linf_time",
+    ],
 ).set_index("data")
 
 #: Table 3's two overall rows as the paper prints them (the means of its eight rows differ in
@@ -95,8 +116,18 @@ PAPER_TABLE3 = pd.DataFrame(
 PAPER_OVERALL = pd.DataFrame(
     [
         ("Overall", 0.1905, 0.0662, 50.92, 0.1788, 0.0825, 371.94, 0.2156, 0.0770, 43.71),
-        ("Overall ex. Haberman", 0.1730, 0.0659, 49.87, 0.1686, 0.0886, 359.97, 0.1993, 0.0805,
-         42.91),
+        (
+            "Overall ex. Haberman",
+            0.1730,
+            0.0659,
+            49.87,
+            0.1686,
+            0.0886,
+            359.97,
+            0.1993,
+            0.0805,
+            42.91,
+        ),
     ],
     columns=PAPER_TABLE3.columns.insert(0, "data"),
 ).set_index("data")
@@ -206,18 +237,36 @@ def evaluate_fold(name: str, fold: int, train, test, gammas, Cs, seed: int) -> l
     P = nc.predict_p_all(X_test)
     epsilon = critical(P, nc.seed, X_test)[0]
     credible = -critical(P, nc.seed, X_test, tie_break="credibility")[2]
-    extra = {"eps_zero": float(np.mean(epsilon == 0)),
-             "error_credibility": float(np.mean(credible != y_test))}
+    extra = {
+        "eps_zero": float(np.mean(epsilon == 0)),
+        "error_credibility": float(np.mean(credible != y_test)),
+    }
     none = dict.fromkeys(extra, np.nan)
-    base = {"data": name, "fold": fold, "n_test": len(test), "n_models": len(gammas) * len(Cs),
-            "n_train": len(part), "n_validation": len(nc.validation_index_)}
+    base = {
+        "data": name,
+        "fold": fold,
+        "n_test": len(test),
+        "n_models": len(gammas) * len(Cs),
+        "n_train": len(part),
+        "n_validation": len(nc.validation_index_),
+    }
     return [
-        {**base, "method": method, "errors": int(np.sum(pred != y_test)),
-         "error": float(np.mean(pred != y_test)), "seconds": seconds,
-         "iterations": model.n_iter_, "work": model.work_, **more}
+        {
+            **base,
+            "method": method,
+            "errors": int(np.sum(pred != y_test)),
+            "error": float(np.mean(pred != y_test)),
+            "seconds": seconds,
+            "iterations": model.n_iter_,
+            "work": model.work_,
+            **more,
+        }
         for method, pred, seconds, model, more in zip(
-            METHODS, (nc_pred, cv_pred, linf_pred), (nc_time, cv_time, linf_time),
-            (nc, cv, linf), (extra, none, none),
+            METHODS,
+            (nc_pred, cv_pred, linf_pred),
+            (nc_time, cv_time, linf_time),
+            (nc, cv, linf),
+            (extra, none, none),
         )
     ]
 
@@ -258,8 +307,9 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         for name in names
         for fold, (train, test) in enumerate(outer_folds(name, seed)[:n_outer])
     ]
-    results = parallel_map(_task, tasks, seed=seed, n_jobs=n_jobs,
-                           desc="Hardoon et al. folds", progress=progress)
+    results = parallel_map(
+        _task, tasks, seed=seed, n_jobs=n_jobs, desc="Hardoon et al. folds", progress=progress
+    )
     return pd.DataFrame([row for rows in results for row in rows])
 
 
@@ -276,9 +326,11 @@ def table3(results: pd.DataFrame) -> pd.DataFrame:
     """
     results = check_table(results, "results", ("data", "method", "error", "seconds"))
     results = results[results["data"].isin(DATASETS)]
-    stats = results.groupby(["data", "method"], sort=False).agg(
-        error=("error", "mean"), sd=("error", "std"), seconds=("seconds", "mean")
-    ).unstack("method")
+    stats = (
+        results.groupby(["data", "method"], sort=False)
+        .agg(error=("error", "mean"), sd=("error", "std"), seconds=("seconds", "mean"))
+        .unstack("method")
+    )
     stats.columns = [f"{m}|{s}" for s, m in stats.columns]
     stats.index = [PAPER_NAME[name] for name in stats.index]
     overall = stats.mean().rename("Overall")
@@ -294,8 +346,13 @@ def _paper_overall() -> pd.DataFrame:
 def paper_overall_recomputed() -> pd.DataFrame:
     """The paper's overall rows as printed beside the means of its eight (or seven) rows."""
     paper = PAPER_TABLE3
-    mean = pd.concat([paper.mean().rename("Overall"),
-                      paper.drop(index="Haberman").mean().rename("Overall ex. Haberman")], axis=1).T
+    mean = pd.concat(
+        [
+            paper.mean().rename("Overall"),
+            paper.drop(index="Haberman").mean().rename("Overall ex. Haberman"),
+        ],
+        axis=1,
+    ).T
     return pd.concat({"printed": PAPER_OVERALL, "mean of rows": mean}, axis=0)
 
 
@@ -311,12 +368,16 @@ def side_by_side(results: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(index=ours.index)
     for method, key in keys.items():
         out[f"{key} paper"] = [_pm(e, s) for e, s in zip(paper[f"{key}_error"], paper[f"{key}_sd"])]
-        out[f"{key} book"] = [_pm(e, s) for e, s in zip(ours[f"{method}|error"], ours[f"{method}|sd"])]
+        out[f"{key} book"] = [
+            _pm(e, s) for e, s in zip(ours[f"{method}|error"], ours[f"{method}|sd"])
+        ]
     for method, key in keys.items():
         out[f"{key} s paper"] = paper[f"{key}_time"].round(2).to_numpy()
         out[f"{key} s book"] = ours[f"{method}|seconds"].round(2).to_numpy()
     out["speed-up paper"] = (paper["cv_time"] / paper["nc_time"]).round(1).to_numpy()
-    out["speed-up book"] = (ours["Cross-Validation|seconds"] / ours["Nonconformity|seconds"]).round(1)
+    out["speed-up book"] = (ours["Cross-Validation|seconds"] / ours["Nonconformity|seconds"]).round(
+        1
+    )
     return out
 
 
@@ -335,8 +396,10 @@ def nonconformity_summary(results: pd.DataFrame) -> pd.DataFrame:
     results = check_table(results, "results", ("data", "method"))
     nc = results[results["method"] == "Nonconformity"]
     out = nc.groupby("data", sort=False).agg(
-        eps_zero=("eps_zero", "mean"), error_random=("error", "mean"),
-        error_credibility=("error_credibility", "mean"))
+        eps_zero=("eps_zero", "mean"),
+        error_random=("error", "mean"),
+        error_credibility=("error_credibility", "mean"),
+    )
     out.index = [PAPER_NAME[name] for name in out.index]
     return out
 
@@ -346,9 +409,13 @@ def work_ratios(results: pd.DataFrame, name: str = "pima") -> pd.DataFrame:
     results = check_table(results, "results", ("data", "fold", "method", "seconds"))
     rows = results[results["data"] == name].set_index(["fold", "method"])
     cv, nc = rows.xs("Cross-Validation", level="method"), rows.xs("Nonconformity", level="method")
-    return pd.DataFrame({"time": cv["seconds"] / nc["seconds"],
-                         "iterations": cv["iterations"] / nc["iterations"],
-                         "work": cv["work"] / nc["work"]})
+    return pd.DataFrame(
+        {
+            "time": cv["seconds"] / nc["seconds"],
+            "iterations": cv["iterations"] / nc["iterations"],
+            "work": cv["work"] / nc["work"],
+        }
+    )
 
 
 def preprocessing_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -365,10 +432,14 @@ def preprocessing_table(results: pd.DataFrame) -> pd.DataFrame:
 def sd_comparison(results: pd.DataFrame) -> pd.DataFrame:
     """Standard deviation over folds of the NC and CV errors, ours and the paper's."""
     ours = table3(results).loc[[PAPER_NAME[n] for n in DATASETS]]
-    return pd.DataFrame({
-        "nc sd": ours["Nonconformity|sd"], "cv sd": ours["Cross-Validation|sd"],
-        "nc sd paper": PAPER_TABLE3["nc_sd"], "cv sd paper": PAPER_TABLE3["cv_sd"],
-    })
+    return pd.DataFrame(
+        {
+            "nc sd": ours["Nonconformity|sd"],
+            "cv sd": ours["Cross-Validation|sd"],
+            "nc sd paper": PAPER_TABLE3["nc_sd"],
+            "cv sd paper": PAPER_TABLE3["cv_sd"],
+        }
+    )
 
 
 def fold_seed(name: str, fold: int, seed: int = 0, scale: str = "paper") -> int:
@@ -381,8 +452,9 @@ def fold_seed(name: str, fold: int, seed: int = 0, scale: str = "paper") -> int:
     return int(task_rng(seed, index).integers(2**31 - 1))
 
 
-def tie_spread(name: str = "glass", fold: int = 0, seed: int = 0, n_seeds: int = 20,
-               scale: str = "paper") -> pd.DataFrame:
+def tie_spread(
+    name: str = "glass", fold: int = 0, seed: int = 0, n_seeds: int = 20, scale: str = "paper"
+) -> pd.DataFrame:
     """Test error of Algorithm 1 on one outer fold for ``n_seeds`` tie-breaking seeds.
 
     The split and the grid are those of the protocol's fold (the selector is fitted with the
@@ -405,16 +477,22 @@ def tie_spread(name: str = "glass", fold: int = 0, seed: int = 0, n_seeds: int =
     errors = [float(np.mean(-critical(P, s, X_test)[2] != y_test)) for s in range(n_seeds)]
     epsilon = critical(P, 0, X_test)[0]
     credible = -critical(P, model.seed, X_test, tie_break="credibility")[2]
-    return pd.DataFrame({"tie_seed": range(n_seeds), "error": errors,
-                         "eps_zero": float(np.mean(epsilon == 0)),
-                         "error_credibility": float(np.mean(credible != y_test))})
+    return pd.DataFrame(
+        {
+            "tie_seed": range(n_seeds),
+            "error": errors,
+            "eps_zero": float(np.mean(epsilon == 0)),
+            "error_credibility": float(np.mean(credible != y_test)),
+        }
+    )
 
 
 # --------------------------------------------------------------------------- Proposition 4.2
 
 
-def patch_counterexample(n: int = 5000, n_test: int = 20_000, patch: float = 0.02,
-                         delta: float = 0.05, seed: int = 0) -> dict:
+def patch_counterexample(
+    n: int = 5000, n_test: int = 20_000, patch: float = 0.02, delta: float = 0.05, seed: int = 0
+) -> dict:
     """A fixed model that is confidently wrong on a patch: the per-point reading of Prop. 4.2 fails.
 
     ``x`` is uniform on [0, 1]; outside the patch ``[1 - patch, 1]`` the label is
@@ -465,8 +543,14 @@ def patch_counterexample(n: int = 5000, n_test: int = 20_000, patch: float = 0.0
 # --------------------------------------------------------------------------- Figure 2
 
 
-def bound_curve(name: str = "bupa", fold: int = 0, seed: int = 0, scale: str = "book",
-                delta: float = 0.05, kind: str = "vc") -> pd.DataFrame:
+def bound_curve(
+    name: str = "bupa",
+    fold: int = 0,
+    seed: int = 0,
+    scale: str = "book",
+    delta: float = 0.05,
+    kind: str = "vc",
+) -> pd.DataFrame:
     """Figure 2: error rate of the test points whose bound is at most each bound value.
 
     One outer fold of ``name`` (the split of :func:`outer_folds`), the nonconformity selector
@@ -498,9 +582,15 @@ def bound_curve(name: str = "bupa", fold: int = 0, seed: int = 0, scale: str = "
 # --------------------------------------------------------------------------- validity
 
 
-def validity_check(name: str = "pima", gamma: float = 2.0**-3, C: float = 2.0, n_validation: int = 50,
-                   n_draws: int = 20000, significances=(0.03, 0.05, 0.1, 0.2),
-                   seed: int = 0) -> pd.DataFrame:
+def validity_check(
+    name: str = "pima",
+    gamma: float = 2.0**-3,
+    C: float = 2.0,
+    n_validation: int = 50,
+    n_draws: int = 20000,
+    significances=(0.03, 0.05, 0.1, 0.2),
+    seed: int = 0,
+) -> pd.DataFrame:
     """Empirical error of the region predictor Gamma^eps of one fixed model (Proposition 3.2).
 
     One SVM ``(gamma, C)`` is trained on a random half of the (scaled) data. From the other
@@ -530,8 +620,9 @@ def validity_check(name: str = "pima", gamma: float = 2.0**-3, C: float = 2.0, n
     half = len(y) // 2
     train, pool = order[:half], order[half:]
     X_train, X_pool = minmax_scale(X[train], X[pool])
-    model = fit_svm(rbf_kernel(X_train, gamma=gamma), y[train], C, solver="libsvm",
-                    check_kernel=False)
+    model = fit_svm(
+        rbf_kernel(X_train, gamma=gamma), y[train], C, solver="libsvm", check_kernel=False
+    )
     margins = y[pool] * model.decision_function(rbf_kernel(X_pool, X_train, gamma))
     picks = np.argsort(rng.random((n_draws, len(pool))), axis=1)[:, : n_validation + 1]
     p_paper, p_conf = np.empty(n_draws), np.empty(n_draws)
@@ -542,16 +633,18 @@ def validity_check(name: str = "pima", gamma: float = 2.0**-3, C: float = 2.0, n
     n = n_validation
     rows = []
     for eps in significances:
-        rows.append({
-            "significance": eps,
-            "error_paper": float(np.mean(p_paper < eps)),
-            "error_strict": float(np.mean(p_paper <= eps)),
-            "error_conformal": float(np.mean(p_conf <= eps)),
-            "exact_paper": float(np.ceil(n * eps - 1e-12) / (n + 1)),
-            "exact_strict": float((np.floor(n * eps + 1e-12) + 1) / (n + 1)),
-            "exact_conformal": float(np.floor(eps * (n + 1) + 1e-12) / (n + 1)),
-            "n_draws": n_draws,
-        })
+        rows.append(
+            {
+                "significance": eps,
+                "error_paper": float(np.mean(p_paper < eps)),
+                "error_strict": float(np.mean(p_paper <= eps)),
+                "error_conformal": float(np.mean(p_conf <= eps)),
+                "exact_paper": float(np.ceil(n * eps - 1e-12) / (n + 1)),
+                "exact_strict": float((np.floor(n * eps + 1e-12) + 1) / (n + 1)),
+                "exact_conformal": float(np.floor(eps * (n + 1) + 1e-12) / (n + 1)),
+                "n_draws": n_draws,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -570,17 +663,28 @@ def time_ratio(name: str = "pima", fold: int = 0, seed: int = 0, gammas=GAMMAS, 
     """
     fold = check_integer(fold, "fold", 0, N_FOLDS - 1)
     seed = check_seed(seed)
-    rows = evaluate_fold(name, fold, *outer_folds(name, seed)[fold], gammas, Cs,
-                         fold_seed(name, fold, seed, "paper"))
+    rows = evaluate_fold(
+        name, fold, *outer_folds(name, seed)[fold], gammas, Cs, fold_seed(name, fold, seed, "paper")
+    )
     by = {row["method"]: row for row in rows}
     nc, cv = by["Nonconformity"], by["Cross-Validation"]
-    return {"nc_seconds": nc["seconds"], "cv_seconds": cv["seconds"],
-            "ratio": cv["seconds"] / nc["seconds"], "nc_work": nc["work"], "cv_work": cv["work"],
-            "work_ratio": cv["work"] / nc["work"], "nc_iterations": nc["iterations"],
-            "cv_iterations": cv["iterations"], "nc_error": nc["error"], "cv_error": cv["error"]}
+    return {
+        "nc_seconds": nc["seconds"],
+        "cv_seconds": cv["seconds"],
+        "ratio": cv["seconds"] / nc["seconds"],
+        "nc_work": nc["work"],
+        "cv_work": cv["work"],
+        "work_ratio": cv["work"] / nc["work"],
+        "nc_iterations": nc["iterations"],
+        "cv_iterations": cv["iterations"],
+        "nc_error": nc["error"],
+        "cv_error": cv["error"],
+    }
 
 
 def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's Table 3, paper beside this book, and the Credit preprocessing rows."""
-    return {"Table 3 (test error, paper | this book)": side_by_side(results),
-            "Credit preprocessing": preprocessing_table(results)}
+    return {
+        "Table 3 (test error, paper | this book)": side_by_side(results),
+        "Credit preprocessing": preprocessing_table(results),
+    }

@@ -64,8 +64,15 @@ GRIDS = {
 }
 
 #: The model-selection criteria, as columns of the results.
-CRITERIA = ("test_error", "span_rule", "loo", "jaakkola", "radius_margin", "rescaled",
-            "rescaled_range")
+CRITERIA = (
+    "test_error",
+    "span_rule",
+    "loo",
+    "jaakkola",
+    "radius_margin",
+    "rescaled",
+    "rescaled_range",
+)
 
 #: ``|y_p f(x_p) - alpha_p S_p^2|`` at or below this (times ``max(1, y_p f(x_p))``) is a tie of
 #: the span rule, counted in the column ``ties``.
@@ -113,7 +120,8 @@ def evaluate(K, y, K_test, y_test, C, R2=None, theorem1=False) -> dict:
     K_test = check_array(K_test, "K_test", ndim=2)
     if K_test.shape[1] != np.shape(K)[0]:
         raise ValueError(
-            f"K_test: has {K_test.shape[1]} columns for {np.shape(K)[0]} training points")
+            f"K_test: has {K_test.shape[1]} columns for {np.shape(K)[0]} training points"
+        )
     y_test = check_binary_labels(y_test, "y_test", n=K_test.shape[0])
     start = time.perf_counter()
     sol = fit_svm(K, y, C, solver="libsvm", check_kernel=False)
@@ -176,7 +184,7 @@ def digit_split(n_trials: int, seed: int = 0):
     test, rest = order[:DIGITS_TEST_SIZE], order[DIGITS_TEST_SIZE:]
     if n_trials * SUBSET_SIZE > len(rest):
         raise ValueError(f"n_trials: at most {len(rest) // SUBSET_SIZE} disjoint subsets")
-    return X, y, test, [rest[i * SUBSET_SIZE:(i + 1) * SUBSET_SIZE] for i in range(n_trials)]
+    return X, y, test, [rest[i * SUBSET_SIZE : (i + 1) * SUBSET_SIZE] for i in range(n_trials)]
 
 
 def breast_split(trial: int, seed: int = 0):
@@ -203,8 +211,7 @@ def _digits_task(task, rng) -> list[dict]:
         K = rbf_kernel(X[train], gamma=gamma)
         K_test = rbf_kernel(X[test], X[train], gamma=gamma)
         result = evaluate(K, y[train], K_test, y[test], np.inf, theorem1=theorem1)
-        rows.append({"data": "digits", "trial": trial, "param": "sigma", "value": sigma,
-                     **result})
+        rows.append({"data": "digits", "trial": trial, "param": "sigma", "value": sigma, **result})
     return rows
 
 
@@ -217,8 +224,13 @@ def _breast_task(task, rng) -> list[dict]:
     K_test = rbf_kernel(X[test], X[train], gamma=gamma)
     R2 = radius_squared(K)
     return [
-        {"data": "breast", "trial": trial, "param": "C", "value": C,
-         **evaluate(K, y[train], K_test, y[test], C, R2=R2)}
+        {
+            "data": "breast",
+            "trial": trial,
+            "param": "C",
+            "value": C,
+            **evaluate(K, y[train], K_test, y[test], C, R2=R2),
+        }
         for C in Cs
     ]
 
@@ -256,11 +268,19 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     """
     grid = GRIDS[check_scale(scale)]
     seed = check_seed(seed)
-    tasks = [("digits", t, grid["sigmas"], seed, grid["digits_trials"], grid["span_bound"])
-             for t in range(grid["digits_trials"])]
+    tasks = [
+        ("digits", t, grid["sigmas"], seed, grid["digits_trials"], grid["span_bound"])
+        for t in range(grid["digits_trials"])
+    ]
     tasks += [("breast", t, grid["Cs"], seed) for t in range(grid["breast_trials"])]
-    chunks = parallel_map(_task, tasks, seed=seed, n_jobs=check_n_jobs(n_jobs),
-                          desc="span rule and leave-one-out", progress=progress)
+    chunks = parallel_map(
+        _task,
+        tasks,
+        seed=seed,
+        n_jobs=check_n_jobs(n_jobs),
+        desc="span rule and leave-one-out",
+        progress=progress,
+    )
     return pd.DataFrame([row for chunk in chunks for row in chunk])
 
 
@@ -275,8 +295,21 @@ def curves(results: pd.DataFrame, data: str) -> pd.DataFrame:
     results = check_table(results, "results", ("data", "value"))
     if data not in set(results["data"]):
         raise ValueError(f"data: no rows of {data!r} in results")
-    columns = [*CRITERIA, "span_bound", "agreement", "agreement_sv", "agreement_errors",
-               "unchanged", "ties", "n_sv", "R2", "w2", "time_train", "time_span", "time_loo"]
+    columns = [
+        *CRITERIA,
+        "span_bound",
+        "agreement",
+        "agreement_sv",
+        "agreement_errors",
+        "unchanged",
+        "ties",
+        "n_sv",
+        "R2",
+        "w2",
+        "time_train",
+        "time_span",
+        "time_loo",
+    ]
     return results[results["data"] == data].groupby("value")[columns].agg(["mean", "std"])
 
 
@@ -300,11 +333,16 @@ def selection_table(results: pd.DataFrame) -> pd.DataFrame:
         for criterion in CRITERIA:
             chosen = means[criterion].idxmin()
             per_trial = part.loc[part.groupby("trial")[criterion].idxmin(), "test_error"]
-            rows.append({
-                "data": data, "parameter": part["param"].iloc[0], "criterion": criterion,
-                "chosen": chosen, "test error": means.loc[chosen, "test_error"],
-                "per-trial test error": per_trial.mean(),
-            })
+            rows.append(
+                {
+                    "data": data,
+                    "parameter": part["param"].iloc[0],
+                    "criterion": criterion,
+                    "chosen": chosen,
+                    "test error": means.loc[chosen, "test_error"],
+                    "per-trial test error": per_trial.mean(),
+                }
+            )
     return pd.DataFrame(rows).set_index(["data", "criterion"])
 
 

@@ -146,7 +146,10 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1) -> pd.DataFrame:
     scale = check_scale(scale)
     tasks = [(*setting, n) for setting in SETTINGS for n in SIZES[scale]]
     rows = parallel_map(
-        _agreement_task, tasks, seed=check_seed(seed), n_jobs=check_n_jobs(n_jobs),
+        _agreement_task,
+        tasks,
+        seed=check_seed(seed),
+        n_jobs=check_n_jobs(n_jobs),
         desc="exact QP vs libsvm",
     )
     return pd.DataFrame(rows)

@@ -36,14 +36,35 @@ from sklearn.svm import SVC
 from .. import datasets
 from ..conformal import predict_set
 from ..tcm_nn import TCMNearestNeighbours
-from ..validation import (check_array, check_class_labels, check_indices, check_integer,
-                          check_significance, check_table)
+from ..validation import (
+    check_array,
+    check_class_labels,
+    check_indices,
+    check_integer,
+    check_significance,
+    check_table,
+)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: The protocol's functions (the constants below are data, read by the chapter).
-__all__ = ["load", "splits", "region_counts", "evaluate_split", "run", "error_table", "table1",
-           "table2", "implied_error", "table3", "error_by_k", "calibration", "seed_spread",
-           "random_split_errors", "affected_examples", "summary"]
+__all__ = [
+    "load",
+    "splits",
+    "region_counts",
+    "evaluate_split",
+    "run",
+    "error_table",
+    "table1",
+    "table2",
+    "implied_error",
+    "table3",
+    "error_by_k",
+    "calibration",
+    "seed_spread",
+    "random_split_errors",
+    "affected_examples",
+    "summary",
+]
 
 #: The SVM column: scikit-learn's ``SVC`` (libsvm) with an RBF kernel, ``gamma = 1 / (d Var)``
 #: (scikit-learn's "scale"), C = 10, one-against-one for many classes. Its features are
@@ -213,17 +234,25 @@ def evaluate_split(name: str, fold: int, train, test, ks, svm: bool = True) -> l
         model = TCMNearestNeighbours(k=k).fit(X_train, y_train)
         P = model.predict_p(X_test)
         predicted = model.classes_[np.argmax(P, axis=1)]
-        rows.append({**base, "method": "TCM-NN", "k": k, "errors": int(np.sum(predicted != y_test))})
+        rows.append(
+            {**base, "method": "TCM-NN", "k": k, "errors": int(np.sum(predicted != y_test))}
+        )
         if k == 1:
             true_index = np.searchsorted(model.classes_, y_test)
             rows += [
-                {**base, "method": "TCM-NN region", "k": 1, "significance": eps,
-                 **region_counts(P, true_index, eps)}
+                {
+                    **base,
+                    "method": "TCM-NN region",
+                    "k": 1,
+                    "significance": eps,
+                    **region_counts(P, true_index, eps),
+                }
                 for eps in SIGNIFICANCE
             ]
         knn = KNeighborsClassifier(n_neighbors=k, algorithm="brute").fit(X_train, y_train)
-        rows.append({**base, "method": "k-NN", "k": k,
-                     "errors": int(np.sum(knn.predict(X_test) != y_test))})
+        rows.append(
+            {**base, "method": "k-NN", "k": k, "errors": int(np.sum(knn.predict(X_test) != y_test))}
+        )
     if svm:
         svm_errors = int(np.sum(_svm(name).fit(X_train, y_train).predict(X_test) != y_test))
         rows.append({**base, "method": "SVM", "k": 0, "errors": svm_errors})
@@ -246,7 +275,9 @@ def _check_results(results) -> pd.DataFrame:
     """The main rows of a :func:`run` table, or ``ValueError`` naming ``results``."""
     columns = {"data", "method", "k", "errors", "n_test"}
     if not isinstance(results, pd.DataFrame) or not columns <= set(results.columns):
-        raise ValueError(f"results: expected the DataFrame of run(), with columns {sorted(columns)}")
+        raise ValueError(
+            f"results: expected the DataFrame of run(), with columns {sorted(columns)}"
+        )
     return _main_rows(results)
 
 
@@ -274,7 +305,8 @@ def _split_tasks(split: tuple) -> list[tuple]:
     if len(ks) == 1:
         return [(*split, True)]
     return [(name, fold, train, test, (k,), split_seed, main, False) for k in ks] + [
-        (name, fold, train, test, (), split_seed, main, True)]
+        (name, fold, train, test, (), split_seed, main, True)
+    ]
 
 
 def _cost(task: tuple) -> int:
@@ -323,8 +355,12 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     # the largest tasks first, so that the workers finish together
     order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
     results = parallel_map(
-        _task, [tasks[i] for i in order], seed=seed, n_jobs=check_n_jobs(n_jobs),
-        desc="TCM-NN tasks", progress=progress,
+        _task,
+        [tasks[i] for i in order],
+        seed=seed,
+        n_jobs=check_n_jobs(n_jobs),
+        desc="TCM-NN tasks",
+        progress=progress,
     )
     rows = [row for i in np.argsort(order) for row in results[i]]
     return pd.DataFrame(rows)
@@ -408,16 +444,18 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
     """
     levels = [check_significance(level, "levels") for level in np.atleast_1d(levels)]
     results = _check_results(results)
-    regions = results[(results["method"] == "TCM-NN region")
-                      & results["significance"].isin(levels)]
+    regions = results[(results["method"] == "TCM-NN region") & results["significance"].isin(levels)]
     summed = regions.groupby(["data", "significance"], sort=False)[
-        ["n_test", "single", "multiple", "empty", "single_correct"]].sum()
-    ours = pd.DataFrame({
-        "one": _percent(summed["single"], summed["n_test"]),
-        "several": _percent(summed["multiple"], summed["n_test"]),
-        "none": _percent(summed["empty"], summed["n_test"]),
-        "correct": _percent(summed["single_correct"], summed["single"]),
-    }).reset_index()
+        ["n_test", "single", "multiple", "empty", "single_correct"]
+    ].sum()
+    ours = pd.DataFrame(
+        {
+            "one": _percent(summed["single"], summed["n_test"]),
+            "several": _percent(summed["multiple"], summed["n_test"]),
+            "none": _percent(summed["empty"], summed["n_test"]),
+            "correct": _percent(summed["single_correct"], summed["single"]),
+        }
+    ).reset_index()
     ours["error"] = _percent(
         regions.groupby(["data", "significance"], sort=False)["errors"].sum().to_numpy(),
         summed["n_test"].to_numpy(),
@@ -429,7 +467,8 @@ def table3(results: pd.DataFrame, levels=(0.01, 0.05)) -> pd.DataFrame:
     paper["paper data"] = paper["data"]
     both = pd.concat([paper, ours], ignore_index=True)
     both.insert(
-        len(both.columns) - 2, "error >=",
+        len(both.columns) - 2,
+        "error >=",
         implied_error(both["one"], both["none"], both["correct"]),
     )
     order = {name: i for i, name in enumerate(["USPS", "Satellite", "Shuttle", "Segment"])}
@@ -461,19 +500,22 @@ def calibration(results: pd.DataFrame, name: str = "usps_like") -> pd.DataFrame:
     _check_data_name(results, name)
     regions = results[(results["data"] == name) & (results["method"] == "TCM-NN region")]
     summed = regions.groupby("significance")[["errors", "n_test"]].sum()
-    table = pd.DataFrame({
-        "confidence": 100.0 * (1.0 - summed.index.to_numpy()),
-        "correct": 100.0 - _percent(summed["errors"], summed["n_test"]).to_numpy(),
-        "n_test": summed["n_test"].to_numpy(),
-    })
+    table = pd.DataFrame(
+        {
+            "confidence": 100.0 * (1.0 - summed.index.to_numpy()),
+            "correct": 100.0 - _percent(summed["errors"], summed["n_test"]).to_numpy(),
+            "n_test": summed["n_test"].to_numpy(),
+        }
+    )
     return table.sort_values("confidence").set_index("confidence")
 
 
 # --------------------------------------------------------------------------- spreads
 
 
-def seed_spread(name: str = "usps_like", seeds=(0, 1, 2), ks=FIGURE1_K["book"], results=None,
-                n_jobs: int = 1) -> pd.DataFrame:
+def seed_spread(
+    name: str = "usps_like", seeds=(0, 1, 2), ks=FIGURE1_K["book"], results=None, n_jobs: int = 1
+) -> pd.DataFrame:
     """Errors (%) of TCM-NN, k-NN and the SVM on the random splits of several seeds.
 
     Table 2 and Figure 1 on ``usps_like`` rest on one random 4000 / 1000 split; this repeats
@@ -527,20 +569,24 @@ def seed_spread(name: str = "usps_like", seeds=(0, 1, 2), ks=FIGURE1_K["book"], 
         for fold, (train, test) in enumerate(splits(name, seed)):
             tasks.append((name, fold, train, test, ks))
             task_seeds.append(seed)
-    computed = parallel_map(_task, tasks, seed=0, n_jobs=check_n_jobs(n_jobs),
-                            desc=f"{name} seeds", progress=False)
+    computed = parallel_map(
+        _task, tasks, seed=0, n_jobs=check_n_jobs(n_jobs), desc=f"{name} seeds", progress=False
+    )
     for seed, rows in zip(task_seeds, computed):
         frames.append(pd.DataFrame(rows).assign(seed=seed))
     rows = pd.concat(frames, ignore_index=True)
-    point = rows[rows["method"].isin(["TCM-NN", "k-NN", "SVM"])
-                 & (rows["k"].isin(ks) | (rows["method"] == "SVM"))]
+    point = rows[
+        rows["method"].isin(["TCM-NN", "k-NN", "SVM"])
+        & (rows["k"].isin(ks) | (rows["method"] == "SVM"))
+    ]
     summed = point.groupby(["seed", "method", "k"], sort=True)[["errors", "n_test"]].sum()
     out = (100.0 * summed["errors"] / summed["n_test"]).rename("error").reset_index()
     return out
 
 
-def random_split_errors(name: str = "satimage", n_train: int = datasets.SATIMAGE_N_TRAIN,
-                        seeds=range(10)) -> pd.DataFrame:
+def random_split_errors(
+    name: str = "satimage", n_train: int = datasets.SATIMAGE_N_TRAIN, seeds=range(10)
+) -> pd.DataFrame:
     """1-NN error (%) on random ``n_train`` / rest splits, one per seed.
 
     Plain 1-NN (``KNeighborsClassifier(n_neighbors=1, algorithm="brute")``, Euclidean), which
@@ -563,8 +609,14 @@ def random_split_errors(name: str = "satimage", n_train: int = datasets.SATIMAGE
         train, test = perm[:n_train], perm[n_train:]
         knn = KNeighborsClassifier(n_neighbors=1, algorithm="brute").fit(X[train], y[train])
         errors = int(np.sum(knn.predict(X[test]) != y[test]))
-        rows.append({"seed": seed, "n_test": len(test), "errors": errors,
-                     "error": 100.0 * errors / len(test)})
+        rows.append(
+            {
+                "seed": seed,
+                "n_test": len(test),
+                "errors": errors,
+                "error": 100.0 * errors / len(test),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -601,7 +653,7 @@ def affected_examples(X_train, y_train, X_test, k: int = 1) -> np.ndarray:
     for c in range(len(classes)):
         own, rest = index == c, index != c
         same = NearestNeighbors(n_neighbors=k + 1).fit(X_train[own])
-        radius[own] = same.kneighbors(X_train[own])[0][:, k]   # column 0 is the point itself
+        radius[own] = same.kneighbors(X_train[own])[0][:, k]  # column 0 is the point itself
         other = NearestNeighbors(n_neighbors=k).fit(X_train[rest])
         radius[own] = np.maximum(radius[own], other.kneighbors(X_train[own])[0][:, k - 1])
     d = euclidean_distances(X_test, X_train)
@@ -610,5 +662,8 @@ def affected_examples(X_train, y_train, X_test, k: int = 1) -> np.ndarray:
 
 def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables, each beside the paper's: Tables 1, 2 and 3."""
-    return {"Table 1 (error %)": table1(results), "Table 2 (error %)": table2(results),
-            "Table 3 (regions %)": table3(results)}
+    return {
+        "Table 1 (error %)": table1(results),
+        "Table 2 (error %)": table2(results),
+        "Table 3 (regions %)": table3(results),
+    }

@@ -34,8 +34,7 @@ from ..kernels import polynomial_kernel
 from ..rank_sum import rank_sum_p_value_mc
 from ..svm import SOLVERS
 from ..transduction import TransductiveSVM
-from ..validation import (check_array, check_choice, check_integer, check_significance,
-                          check_table)
+from ..validation import check_array, check_choice, check_integer, check_significance, check_table
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: The paper's kernel, ``(x . z)^3 / 256`` (Section 4).
@@ -77,8 +76,12 @@ PAPER_TABLE2 = {
 
 #: The paper's Table 1: the three misclassified eights.
 PAPER_TABLE1 = pd.DataFrame(
-    {"example": [1, 2, 3], "true class": [8, 8, 8], "confidence": [0.95, 0.96, 0.99],
-     "credibility": [0.046, 0.045, 0.008]}
+    {
+        "example": [1, 2, 3],
+        "true class": [8, 8, 8],
+        "confidence": [0.95, 0.96, 0.99],
+        "credibility": [0.046, 0.045, 0.008],
+    }
 )
 
 #: Table 1's training set: eights and other digits; and its number of test digits.
@@ -169,8 +172,9 @@ def _hypotheses_task(task, rng) -> dict:
     return {"p": hyp.p_values, "alpha": hyp.alpha_new, "w2": hyp.w_norm_squared}
 
 
-def table1_many(seeds: int, n_test: int, seed: int = 0, n_jobs: int = 1,
-                progress: bool = True) -> pd.DataFrame:
+def table1_many(
+    seeds: int, n_test: int, seed: int = 0, n_jobs: int = 1, progress: bool = True
+) -> pd.DataFrame:
     """:func:`table1` on ``seeds`` splits, ``table1_split(seed + s)`` for ``s < seeds``.
 
     Returns
@@ -179,8 +183,12 @@ def table1_many(seeds: int, n_test: int, seed: int = 0, n_jobs: int = 1,
         The rows of :func:`table1` with a column ``split`` (``seed + s``).
     """
     n_test = check_integer(n_test, "n_test")
-    parts = [table1(seed=seed + s, n_test=n_test, n_jobs=n_jobs, progress=progress)
-             .assign(split=seed + s) for s in range(check_integer(seeds, "seeds"))]
+    parts = [
+        table1(seed=seed + s, n_test=n_test, n_jobs=n_jobs, progress=progress).assign(
+            split=seed + s
+        )
+        for s in range(check_integer(seeds, "seeds"))
+    ]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -206,7 +214,9 @@ def credibility_summary(table: pd.DataFrame, thresholds=(0.05, 0.1)) -> pd.DataF
     for name, group in (("wrong", table[~table["correct"]]), ("correct", table[table["correct"]])):
         row = {"predictions": name, "count": len(group)}
         for t in thresholds:
-            row[f"cred<={t:g}"] = float(np.mean(group["credibility"] <= t)) if len(group) else np.nan
+            row[f"cred<={t:g}"] = (
+                float(np.mean(group["credibility"] <= t)) if len(group) else np.nan
+            )
         row["cred=1"] = float(np.mean(group["credibility"] == 1.0)) if len(group) else np.nan
         row["median"] = float(group["credibility"].median()) if len(group) else np.nan
         rows.append(row)
@@ -229,14 +239,21 @@ def table1_split(seed: int = 0):
     rng = np.random.default_rng(check_seed(seed))
     _, digits = _digits()
     eights, others = np.flatnonzero(digits == 8), np.flatnonzero(digits != 8)
-    train = np.r_[rng.choice(eights, TABLE1_EIGHTS, replace=False),
-                  rng.choice(others, TABLE1_OTHERS, replace=False)]
+    train = np.r_[
+        rng.choice(eights, TABLE1_EIGHTS, replace=False),
+        rng.choice(others, TABLE1_OTHERS, replace=False),
+    ]
     return train, rng.permutation(np.setdiff1d(np.arange(digits.size), train))
 
 
 @_one_thread
-def table1(seed: int = 0, n_test: int = TABLE1_TEST, solver: str = "libsvm", n_jobs: int = 1,
-           progress: bool = True) -> pd.DataFrame:
+def table1(
+    seed: int = 0,
+    n_test: int = TABLE1_TEST,
+    solver: str = "libsvm",
+    n_jobs: int = 1,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Digit 8 against the rest: p-values, confidence and credibility of every test digit.
 
     Parameters
@@ -266,19 +283,32 @@ def table1(seed: int = 0, n_test: int = TABLE1_TEST, solver: str = "libsvm", n_j
     y = np.where(digits == 8, 1, -1)
     model = TransductiveSVM(KERNEL, C=np.inf, solver=solver).fit(X[train], y[train])
     chunks = np.array_split(test, min(len(test), _CHUNKS))
-    parts = parallel_map(_hypotheses_task, [(model, X[c]) for c in chunks], seed=seed,
-                         n_jobs=n_jobs, desc="Table 1 test digits", progress=progress)
+    parts = parallel_map(
+        _hypotheses_task,
+        [(model, X[c]) for c in chunks],
+        seed=seed,
+        n_jobs=n_jobs,
+        desc="Table 1 test digits",
+        progress=progress,
+    )
     P = np.vstack([part["p"] for part in parts])
     alpha = np.vstack([part["alpha"] for part in parts])
     index, confidence, credibility = conformal.confidence_credibility(P)
-    table = pd.DataFrame({
-        "row": test, "digit": digits[test], "true": y[test],
-        "p_other": P[:, 0], "p_eight": P[:, 1],
-        "alpha_other": alpha[:, 0], "alpha_eight": alpha[:, 1],
-        "predicted": model.classes_[index], "confidence": confidence,
-        "credibility": credibility,
-        "svm": standard_svm_predict(model, X[test]),
-    })
+    table = pd.DataFrame(
+        {
+            "row": test,
+            "digit": digits[test],
+            "true": y[test],
+            "p_other": P[:, 0],
+            "p_eight": P[:, 1],
+            "alpha_other": alpha[:, 0],
+            "alpha_eight": alpha[:, 1],
+            "predicted": model.classes_[index],
+            "confidence": confidence,
+            "credibility": credibility,
+            "svm": standard_svm_predict(model, X[test]),
+        }
+    )
     table["correct"] = table["predicted"] == table["true"]
     return table
 
@@ -298,9 +328,9 @@ def nearest_neighbour_predict(X_train, y_train, X) -> np.ndarray:
         raise ValueError(f"X: has {X.shape[1]} features, X_train has {X_train.shape[1]}")
     if np.shape(y_train) != (X_train.shape[0],):
         raise ValueError(
-            f"y_train: expected {X_train.shape[0]} labels, got shape {np.shape(y_train)}")
-    d2 = (np.sum(X**2, axis=1)[:, None] - 2.0 * X @ X_train.T
-          + np.sum(X_train**2, axis=1)[None, :])
+            f"y_train: expected {X_train.shape[0]} labels, got shape {np.shape(y_train)}"
+        )
+    d2 = np.sum(X**2, axis=1)[:, None] - 2.0 * X @ X_train.T + np.sum(X_train**2, axis=1)[None, :]
     return np.asarray(y_train)[np.argmin(d2, axis=1)]
 
 
@@ -318,22 +348,35 @@ def _table2_task(task, rng) -> dict:
     index, confidence, credibility = conformal.confidence_credibility(hyp.p_values)
     p, w2 = hyp.p_values[0], hyp.w_norm_squared[0]
     return {
-        "data": data, "n": n, "true": int(y[test]),
-        "p_seven": p[0], "p_two": p[1],
-        "alpha_seven": hyp.alpha_new[0, 0], "alpha_two": hyp.alpha_new[0, 1],
+        "data": data,
+        "n": n,
+        "true": int(y[test]),
+        "p_seven": p[0],
+        "p_two": p[1],
+        "alpha_seven": hyp.alpha_new[0, 0],
+        "alpha_two": hyp.alpha_new[0, 1],
         "p-value transduction": int(model.classes_[index[0]]),
         "margin transduction": int(model.classes_[hyp.margin_index[0]]),
         "standard SVM": int(standard_svm_predict(model, X[test : test + 1])[0]),
         "1-NN": int(nearest_neighbour_predict(X[train], y[train], X[test : test + 1])[0]),
         "svm_decision": float(model.inductive_decision_function(X[test : test + 1])[0]),
-        "confidence": confidence[0], "credibility": credibility[0],
-        "p_tie": bool(p[0] == p[1]), "w2_tie": bool(w2[0] == w2[1]),
+        "confidence": confidence[0],
+        "credibility": credibility[0],
+        "p_tie": bool(p[0] == p[1]),
+        "w2_tie": bool(w2[0] == w2[1]),
     }
 
 
-def table2_runs(scale: str = "book", seed: int = 0, n_jobs: int = 1, solver: str = "libsvm",
-                runs: int | None = None, sizes=SIZES, progress: bool = True,
-                data=("usps_like",)) -> pd.DataFrame:
+def table2_runs(
+    scale: str = "book",
+    seed: int = 0,
+    n_jobs: int = 1,
+    solver: str = "libsvm",
+    runs: int | None = None,
+    sizes=SIZES,
+    progress: bool = True,
+    data=("usps_like",),
+) -> pd.DataFrame:
     """Every run of the Table 2 protocol: digits 2 against 7, one test digit per run.
 
     Parameters
@@ -369,16 +412,33 @@ def table2_runs(scale: str = "book", seed: int = 0, n_jobs: int = 1, solver: str
     runs = None if runs is None else check_integer(runs, "runs")
     sizes = [check_integer(n, "sizes", low=2) for n in sizes]
     scale = check_scale(scale)
-    count = {name: (int(runs) if runs is not None else
-                    RUNS[scale] if name == "usps_like" else BRACKET_RUNS[scale])
-             for name in DATASETS}
+    count = {
+        name: (
+            int(runs)
+            if runs is not None
+            else RUNS[scale]
+            if name == "usps_like"
+            else BRACKET_RUNS[scale]
+        )
+        for name in DATASETS
+    }
     for name in data:
         if name not in DATASETS:
             raise ValueError(f"data: must be among {DATASETS}, got {name!r}")
-    tasks = [(n, solver) if name == "usps_like" else (n, solver, name)
-             for name in data for n in sizes for _ in range(count[name])]
-    rows = parallel_map(_table2_task, tasks, seed=check_seed(seed), n_jobs=check_n_jobs(n_jobs),
-                        desc="Table 2 runs", progress=progress)
+    tasks = [
+        (n, solver) if name == "usps_like" else (n, solver, name)
+        for name in data
+        for n in sizes
+        for _ in range(count[name])
+    ]
+    rows = parallel_map(
+        _table2_task,
+        tasks,
+        seed=check_seed(seed),
+        n_jobs=check_n_jobs(n_jobs),
+        desc="Table 2 runs",
+        progress=progress,
+    )
     return pd.DataFrame(rows)
 
 
@@ -429,15 +489,26 @@ def table2(runs: pd.DataFrame) -> pd.DataFrame:
         for method in methods:
             for n, group in runs[runs["data"] == data].groupby("n"):
                 errors = int(np.sum(group[method] != group["true"]))
-                paper = (PAPER_TABLE2[method][SIZES.index(n)]
-                         if n in SIZES and method in PAPER_TABLE2 else np.nan)
-                rows.append({"data": data, "method": method, "n": int(n), "errors": errors,
-                             "runs": len(group),
-                             "disagree_svm": int(np.sum(group[method] != group["standard SVM"])),
-                             "p_ties": int(group["p_tie"].sum()),
-                             "inside_margin": int(np.sum(np.abs(group["svm_decision"]) < 1.0))
-                             if "svm_decision" in group else -1,
-                             "paper_errors": paper})
+                paper = (
+                    PAPER_TABLE2[method][SIZES.index(n)]
+                    if n in SIZES and method in PAPER_TABLE2
+                    else np.nan
+                )
+                rows.append(
+                    {
+                        "data": data,
+                        "method": method,
+                        "n": int(n),
+                        "errors": errors,
+                        "runs": len(group),
+                        "disagree_svm": int(np.sum(group[method] != group["standard SVM"])),
+                        "p_ties": int(group["p_tie"].sum()),
+                        "inside_margin": int(np.sum(np.abs(group["svm_decision"]) < 1.0))
+                        if "svm_decision" in group
+                        else -1,
+                        "paper_errors": paper,
+                    }
+                )
     table = pd.DataFrame(rows)
     return add_intervals(table)
 
@@ -463,7 +534,10 @@ def add_intervals(table: pd.DataFrame) -> pd.DataFrame:
     table["paper_rate"] = table["paper_errors"] / PAPER_RUNS
     low, high = clopper_pearson(table["paper_errors"].fillna(0), PAPER_RUNS)
     known = table["paper_errors"].notna().to_numpy()
-    table["paper_low"], table["paper_high"] = np.where(known, low, np.nan), np.where(known, high, np.nan)
+    table["paper_low"], table["paper_high"] = (
+        np.where(known, low, np.nan),
+        np.where(known, high, np.nan),
+    )
     table["overlap"] = (table["low"] <= table["paper_high"]) & (table["paper_low"] <= table["high"])
     return table
 
@@ -497,8 +571,14 @@ def calibration(runs: pd.DataFrame, levels, band: float = 0.99) -> pd.DataFrame:
         P = group[["p_seven", "p_two"]].to_numpy()
         truth = (group["true"].to_numpy() > 0).astype(int)
         for eps in levels:
-            rows.append({"n": int(n), "eps": float(eps), "runs": len(group),
-                         "error": conformal.error_rate(P, truth, eps)})
+            rows.append(
+                {
+                    "n": int(n),
+                    "eps": float(eps),
+                    "runs": len(group),
+                    "error": conformal.error_rate(P, truth, eps),
+                }
+            )
     table = pd.DataFrame(rows)
     tail = (1.0 - band) / 2.0
     table["band_low"] = binom.ppf(tail, table["runs"], table["eps"]) / table["runs"]
@@ -517,24 +597,36 @@ def _joint_task(task, rng) -> dict:
     train, test = picked[:n], picked[n:]
     model = TransductiveSVM(KERNEL, C=np.inf, solver=solver).fit(X[train], y[train])
     joint = model.solve_joint(X[test])
-    mc = np.array([rank_sum_p_value_mc(a, np.arange(n, n + k), n_draws, rng)
-                   for a in joint.alphas])
-    best, true = int(np.argmax(joint.p_values)), np.flatnonzero(
-        (joint.labellings == y[test]).all(axis=1))[0]
+    mc = np.array([rank_sum_p_value_mc(a, np.arange(n, n + k), n_draws, rng) for a in joint.alphas])
+    best, true = (
+        int(np.argmax(joint.p_values)),
+        np.flatnonzero((joint.labellings == y[test]).all(axis=1))[0],
+    )
     _, joint_conf, joint_cred = conformal.confidence_credibility(joint.p_values[None, :])
     single, conf, _ = model.predict_confidence(X[test])
     return {
-        "k": k, "exact": joint.p_values, "mc": mc,
+        "k": k,
+        "exact": joint.p_values,
+        "mc": mc,
         "joint_errors": int(np.sum(joint.labellings[best] != y[test])),
         "single_errors": int(np.sum(single != y[test])),
-        "joint_confidence": joint_conf[0], "joint_credibility": joint_cred[0],
-        "single_min_confidence": float(conf.min()), "p_true_labelling": joint.p_values[true],
+        "joint_confidence": joint_conf[0],
+        "joint_credibility": joint_cred[0],
+        "single_min_confidence": float(conf.min()),
+        "p_true_labelling": joint.p_values[true],
     }
 
 
-def joint_study(ks=(2, 3, 4, 5), repeats: int = 20, n: int = 100, n_draws: int = 20000,
-                seed: int = 0, n_jobs: int = 1, solver: str = "libsvm",
-                progress: bool = True) -> pd.DataFrame:
+def joint_study(
+    ks=(2, 3, 4, 5),
+    repeats: int = 20,
+    n: int = 100,
+    n_draws: int = 20000,
+    seed: int = 0,
+    n_jobs: int = 1,
+    solver: str = "libsvm",
+    progress: bool = True,
+) -> pd.DataFrame:
     """Several test digits at once (Section 3.2): exact against Monte Carlo p-values.
 
     Each repeat draws ``n`` training and ``k`` test digits (2 against 7), solves the ``2^k``
@@ -555,13 +647,18 @@ def joint_study(ks=(2, 3, 4, 5), repeats: int = 20, n: int = 100, n_draws: int =
     n_draws = check_integer(n_draws, "n_draws")
     solver = check_choice(solver, "solver", SOLVERS)
     tasks = [(k, n, n_draws, solver) for k in ks for _ in range(repeats)]
-    rows = parallel_map(_joint_task, tasks, seed=check_seed(seed), n_jobs=check_n_jobs(n_jobs),
-                        desc="joint labellings", progress=progress)
+    rows = parallel_map(
+        _joint_task,
+        tasks,
+        seed=check_seed(seed),
+        n_jobs=check_n_jobs(n_jobs),
+        desc="joint labellings",
+        progress=progress,
+    )
     return pd.DataFrame(rows)
 
 
-def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True
-        ) -> pd.DataFrame:
+def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
     """Table 2 and Table 1 at book or paper scale.
 
     Table 2: ``RUNS[scale]`` runs per ``n`` (2000 or 20000), on the USPS-like digits at book
@@ -577,10 +674,10 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     """
     scale = check_scale(scale)
     data = DATASETS if scale == "paper" else ("usps_like",)
-    t2 = table2(table2_runs(scale=scale, seed=seed, n_jobs=n_jobs, progress=progress,
-                            data=data))
-    t1 = table1_many(TABLE1_SEEDS[scale], TABLE1_TESTS[scale], seed=seed, n_jobs=n_jobs,
-                     progress=progress)
+    t2 = table2(table2_runs(scale=scale, seed=seed, n_jobs=n_jobs, progress=progress, data=data))
+    t1 = table1_many(
+        TABLE1_SEEDS[scale], TABLE1_TESTS[scale], seed=seed, n_jobs=n_jobs, progress=progress
+    )
     return pd.concat([t2.assign(stage="table2"), t1.assign(stage="table1")], ignore_index=True)
 
 
@@ -592,8 +689,9 @@ def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     t1 = results[results["stage"] == "table1"].dropna(axis=1, how="all")
     return {
         "Table 2 (errors, 95% Clopper-Pearson interval, paper)": add_intervals(
-            t2.set_index(["data", "method", "n"]))[
-            ["errors", "runs", "rate", "low", "high", "paper_rate"]],
+            t2.set_index(["data", "method", "n"])
+        )[["errors", "runs", "rate", "low", "high", "paper_rate"]],
         "Table 1 (credibility of errors and of correct predictions)": credibility_summary(
-            t1.assign(correct=t1["correct"].astype(bool))),
+            t1.assign(correct=t1["correct"].astype(bool))
+        ),
     }
