@@ -13,11 +13,11 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Progress bars (tqdm, on stderr) show in JupyterLab and on the command line; the book build and
 # nbval run with SVMTRUST_PROGRESS=0 so that no bar lands in a rendered or stored output.
 
-.PHONY: help venv book test unit nbval book-clean html-check bench reproduce lab strip clean
+.PHONY: help venv book test lint unit nbval book-clean html-check bench reproduce lab strip clean
 
 help:
 	@echo "make book       build the HTML book into _build/html (executes every chapter)"
-	@echo "make test       unit tests, nbval over the chapters, a from-scratch -W build"
+	@echo "make test       style (ruff), unit tests, nbval over the chapters, a from-scratch -W build"
 	@echo "make bench      timing comparisons (tests/benchmarks)"
 	@echo "make reproduce CHAPTER=NAME   run a chapter's protocol at paper scale"
 	@echo "make lab        open the chapters in JupyterLab"
@@ -38,9 +38,16 @@ book: $(STAMP)
 # The chapters run twice (nbval, then the build); the two runs are independent, so they share
 # the two cores of a laptop-sized machine.
 test: $(STAMP)
+	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) -j2 --output-sync=target nbval book-clean
 	$(MAKE) html-check
+
+# Style: ruff's linter and formatter (configuration in ruff.toml), over the library, the tests,
+# the tools and the chapters.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --ignore=tests/benchmarks \

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 
 #: Kinds that are another kind with the kernel multiplied by a factor and C divided by it (the

@@ -3,7 +3,6 @@ rows of ``--n-jobs 1`` (timing columns aside) on a Dask cluster."""
 
 import pandas as pd
 import pytest
-
 from svmtrust.experiments import __main__ as cli
 
 

@@ -5,7 +5,6 @@ import pytest
 from crepes.base import p_values_batch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from svmtrust.conformal import confidence_credibility, error_rate, p_values, predict_set
 
 

@@ -12,7 +12,6 @@ import hashlib
 
 import numpy as np
 import pytest
-
 from svmtrust import datasets
 from svmtrust.datasets import (
     LOADERS,

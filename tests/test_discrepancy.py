@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-
 from svmtrust.discrepancy import (
     exact_min_soft_loss,
     fit_bounded_w,

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
 from svmtrust.kernels import rbf_kernel
 from svmtrust.nonconformity_selection import (
     CrossValidationSelector,

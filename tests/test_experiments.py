@@ -3,7 +3,6 @@
 import numpy as np
 import pandas as pd
 import pytest
-
 from svmtrust import experiments, validation
 from svmtrust.experiments import parallel_map, task_rng
 from svmtrust.experiments import svm as svm_protocol

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
 from svmtrust.keel import drop_missing, one_hot, plus_minus, read_table
 
 

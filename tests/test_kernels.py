@@ -5,7 +5,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-
 from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 
 KERNELS = {

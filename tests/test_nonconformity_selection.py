@@ -7,11 +7,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import clone
 from scipy import stats
+from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
-
 from svmtrust.experiments import nonconformity_selection as protocol
 from svmtrust.kernels import rbf_kernel
 from svmtrust.nonconformity_selection import (
@@ -217,7 +216,7 @@ def test_test_margin_agrees_with_naive_loop(margin):
     X_test = _data(30, seed=8)[0]
     rule = TestMarginSelector(SMALL_GAMMAS, SMALL_CS, margin=margin).fit(X, y)
     models = _naive_models(X, y, SMALL_GAMMAS, SMALL_CS)
-    for i, x in enumerate(X_test):
+    for x in X_test:
         f = [s.decision_function(rbf_kernel(x[None], X, g))[0] for g, s in models]
         scale = [np.sqrt(s.w_norm_squared) if margin == "geometric" else 1.0 for _, s in models]
         dist = np.abs(f) / np.array(scale)

@@ -9,9 +9,8 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
-import yaml
-
 import svmtrust
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "lib" / "svmtrust"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
-
 from svmtrust import discrepancy, qp
 from svmtrust.validation import PSD_TOL, psd_shift
 

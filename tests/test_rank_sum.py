@@ -8,7 +8,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu, rankdata
-
 from svmtrust import conformal
 from svmtrust.rank_sum import merge_ties, rank_sum_counts, rank_sum_p_value, rank_sum_p_value_mc
 

@@ -4,8 +4,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
-
 from svmtrust import datasets
 from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from svmtrust.span import (
@@ -24,6 +22,7 @@ from svmtrust.span import (
     span_rule_loo,
 )
 from svmtrust.svm import fit_svm
+from threadpoolctl import threadpool_limits
 
 from .problems import random_problem
 

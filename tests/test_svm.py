@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from sklearn.svm import SVC
-
 from svmtrust import svm
 from svmtrust.kernels import linear_kernel
 from svmtrust.svm import (

@@ -6,13 +6,11 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
 from svmtrust import datasets
 from svmtrust.conformal import p_values
 from svmtrust.experiments import parallel_map
 from svmtrust.experiments import tcm_nn as protocol
 from svmtrust.tcm_nn import ALGORITHMS, TCMNearestNeighbours, paired_distances, strangeness
-
 
 # --------------------------------------------------------------------------- brute force
 

@@ -10,10 +10,9 @@ import pytest
 from crepes.base import p_values_batch
 from scipy.stats import binom
 from sklearn.base import clone
-
 from svmtrust.kernels import linear_kernel, rbf_kernel
 from svmtrust.rank_sum import merge_ties
-from svmtrust.svm import SolveError, categorise, fit_svm
+from svmtrust.svm import SolveError, fit_svm
 from svmtrust.transduction import TransductiveSVM, margin_transduction
 
 RBF = functools.partial(rbf_kernel, gamma=0.5)

@@ -48,9 +48,10 @@ from __future__ import annotations
 import functools
 import inspect
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd

@@ -32,9 +32,8 @@ Every selector computes each ``gamma``'s Gram matrix once and trains through the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import hashlib
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin

@@ -48,7 +48,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from . import conformal
 from .kernels import linear_kernel

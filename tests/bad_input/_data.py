@@ -1,7 +1,6 @@
 """Small valid inputs shared by the case files, and helpers that spoil them."""
 
 import numpy as np
-
 from svmtrust.kernels import linear_kernel, rbf_kernel
 from svmtrust.svm import fit_svm
 

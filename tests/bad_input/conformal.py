@@ -1,7 +1,6 @@
 """Bad input to the functions of svmtrust.conformal."""
 
 import numpy as np
-
 from svmtrust import conformal
 
 from ._data import nan

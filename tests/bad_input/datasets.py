@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-
 from svmtrust import datasets, keel
 
 D = "svmtrust.datasets"

@@ -1,7 +1,6 @@
 """Bad input to the public functions of svmtrust.discrepancy."""
 
 import numpy as np
-
 from svmtrust import discrepancy as d
 from svmtrust.kernels import rbf_kernel
 

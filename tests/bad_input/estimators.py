@@ -5,7 +5,6 @@ and bad parameters at fit time."""
 
 import numpy as np
 import scipy.sparse
-
 from svmtrust.nonconformity_selection import (
     CrossValidationSelector,
     NonconformityModelSelector,

@@ -3,7 +3,6 @@
 
 import numpy as np
 import pandas as pd
-
 from svmtrust.experiments import discrepancy as xd
 from svmtrust.experiments import nonconformity_selection as xn
 from svmtrust.experiments import span as xs

@@ -1,7 +1,6 @@
 """Bad input to svmtrust.kernels."""
 
 import numpy as np
-
 from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 
 from ._data import X, nan

@@ -1,7 +1,6 @@
 """Bad input to the module functions of svmtrust.nonconformity_selection."""
 
 import numpy as np
-
 from svmtrust import nonconformity_selection as ns
 
 from ._data import X, Y, nan

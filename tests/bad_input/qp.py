@@ -3,7 +3,6 @@ problems of svmtrust.discrepancy."""
 
 import cvxpy as cp
 import numpy as np
-
 from svmtrust import discrepancy, qp, validation
 
 from ._data import NOT_PSD, K, nan

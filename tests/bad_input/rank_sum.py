@@ -1,7 +1,6 @@
 """Bad input to svmtrust.rank_sum: multipliers, ranks, subset sizes, test positions, draws, rng."""
 
 import numpy as np
-
 from svmtrust.rank_sum import merge_ties, rank_sum_counts, rank_sum_p_value, rank_sum_p_value_mc
 
 M = "svmtrust.rank_sum.merge_ties"

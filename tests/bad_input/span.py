@@ -1,11 +1,10 @@
 """Bad input to svmtrust.span: kernels that are not PSD or not symmetric, foreign solutions."""
 
 import numpy as np
-
 from svmtrust import span
 from svmtrust.svm import fit_svm
 
-from ._data import HARD, K, K_ASYMMETRIC, K_INDEFINITE, K_LIN, SOL, X, Y, nan
+from ._data import HARD, K_ASYMMETRIC, K_INDEFINITE, K_LIN, SOL, K, X, Y, nan
 
 M = "svmtrust.span."
 OTHER_C = fit_svm(K, Y, C=10.0)

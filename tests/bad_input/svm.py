@@ -1,7 +1,6 @@
 """Bad input to the public functions of svmtrust.svm."""
 
 import numpy as np
-
 from svmtrust.svm import categorise, dual_objective, duplicate_groups, fit_svm, kkt_bias
 
 from ._data import NOT_PSD, SOL, K, X, Y, inf, nan

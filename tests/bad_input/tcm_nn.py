@@ -3,7 +3,6 @@
 import numpy as np
 import pandas as pd
 import scipy.sparse
-
 from svmtrust.experiments import tcm_nn as protocol
 from svmtrust.tcm_nn import TCMNearestNeighbours, paired_distances, strangeness
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-
 from svmtrust import validation as v
 
 from ._data import HARD, NOT_PSD, SOL, K, Y, nan

@@ -13,7 +13,6 @@ import time
 
 import cvxpy as cp
 import numpy as np
-
 from svmtrust import datasets, qp
 from svmtrust.discrepancy import _compiled, flipped_labels, peel, represent, solve_reduced
 

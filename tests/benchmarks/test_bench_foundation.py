@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sklearn.svm import SVC
-
 from svmtrust import datasets
 from svmtrust.experiments.svm import standardised_gram
 from svmtrust.svm import LIBSVM_TOL, fit_svm

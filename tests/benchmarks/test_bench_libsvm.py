@@ -14,7 +14,6 @@ import time
 
 import numpy as np
 from sklearn.svm import SVC
-
 from svmtrust.svm import LIBSVM_REACHABLE_TOL, fit_svm
 
 from ..problems import degenerate_problem

@@ -12,12 +12,11 @@ import time
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
-
 from svmtrust import datasets
 from svmtrust.kernels import rbf_kernel
 from svmtrust.span import leave_one_out, span_closed_form, span_rule_errors
 from svmtrust.svm import fit_svm
+from threadpoolctl import threadpool_limits
 
 
 @pytest.mark.parametrize("n", [317, 500])

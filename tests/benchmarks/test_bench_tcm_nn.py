@@ -19,10 +19,9 @@ import tracemalloc
 import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
-from threadpoolctl import threadpool_info
-
 from svmtrust import datasets
 from svmtrust.tcm_nn import ALGORITHMS, TCMNearestNeighbours
+from threadpoolctl import threadpool_info
 
 
 def _satimage():

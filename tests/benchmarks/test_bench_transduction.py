@@ -24,7 +24,6 @@ import nbformat
 import numpy as np
 import pytest
 from nbclient import NotebookClient
-
 from svmtrust.experiments import transduction as protocol
 from svmtrust.transduction import TransductiveSVM
 

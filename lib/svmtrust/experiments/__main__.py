@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import sys
 from pathlib import Path
-
-import importlib
 
 import joblib
 import pandas as pd

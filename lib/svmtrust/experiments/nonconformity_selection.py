@@ -39,7 +39,6 @@ from ..nonconformity_selection import (
     NonconformityModelSelector,
     TestMarginSelector,
     critical,
-    default_validation_size,
     nonconformity_bound,
     nonconformity_p_values,
 )

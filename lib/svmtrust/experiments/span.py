@@ -25,8 +25,15 @@ from threadpoolctl import threadpool_limits
 
 from .. import datasets
 from ..kernels import rbf_kernel
-from ..span import jaakkola_haussler_errors, leave_one_out, radius_squared
-from ..span import rescaled_radius_margin_bound, span_bound, span_closed_form, span_rule_errors
+from ..span import (
+    jaakkola_haussler_errors,
+    leave_one_out,
+    radius_squared,
+    rescaled_radius_margin_bound,
+    span_bound,
+    span_closed_form,
+    span_rule_errors,
+)
 from ..svm import fit_svm
 from ..validation import check_array, check_binary_labels, check_bool, check_integer, check_table
 from . import check_n_jobs, check_scale, check_seed, parallel_map
