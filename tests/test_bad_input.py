@@ -33,10 +33,6 @@ PENDING: set[str] = {
     "svmtrust.nonconformity_selection.CrossValidationSelector",
     "svmtrust.nonconformity_selection.TestMarginSelector",
     "svmtrust.conformal.ConformalClassifierMixin",
-    "svmtrust.efficiency",
-    "svmtrust.split_conformal",
-    "svmtrust.svm_distance",
-    "svmtrust.experiments.confidence_compared",
 }
 
 #: Public names that take no argument a caller could get wrong, with the reason (a case file
