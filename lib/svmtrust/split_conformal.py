@@ -53,6 +53,10 @@ from .validation import (
 CONVENTIONS = ("conformal", "hardoon")
 
 
+class ClassLeftOut(ValueError):
+    """The random split left a class out of the proper training set: another ``seed`` may not."""
+
+
 def calibration_count(n: int, calibration_size) -> int:
     """Number of calibration examples out of ``n``.
 
@@ -138,7 +142,7 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         self.calibration_index_, self.proper_index_ = order[:q], order[q:]
         proper = codes[self.proper_index_]
         if np.unique(proper).size != self.classes_.size:
-            raise ValueError("y: every class needs an example in the proper training set; "
+            raise ClassLeftOut("y: every class needs an example in the proper training set; "
                              f"the split with seed {self.seed} leaves a class out")
         self.X_proper_ = X[self.proper_index_]
         K = check_array(self.kernel(self.X_proper_, self.X_proper_), "kernel", ndim=2)

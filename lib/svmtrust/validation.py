@@ -447,10 +447,11 @@ def check_test_data(model, X) -> np.ndarray:
         Naming ``X``, if the model is not fitted or ``X`` is not a finite dense 2-D array of
         ``model.n_features_in_`` columns.
     """
+    from sklearn.exceptions import NotFittedError  # a ValueError, as scikit-learn expects
     from sklearn.utils.validation import validate_data
 
     if not hasattr(model, "n_features_in_"):
-        raise ValueError(f"X: {type(model).__name__} is not fitted yet; call fit first")
+        raise NotFittedError(f"X: {type(model).__name__} is not fitted yet; call fit first")
     try:
         return validate_data(model, X, reset=False, dtype=np.float64)
     except (TypeError, ValueError) as err:

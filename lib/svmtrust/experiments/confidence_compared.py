@@ -46,7 +46,7 @@ from threadpoolctl import threadpool_limits
 from .. import conformal, datasets
 from ..efficiency import observed_fuzziness, region_summary
 from ..kernels import rbf_kernel
-from ..split_conformal import SplitConformalSVM
+from ..split_conformal import ClassLeftOut, SplitConformalSVM
 from ..svm_distance import DistanceTCM
 from ..tcm_nn import TCMNearestNeighbours
 from ..transduction import TransductiveSVM
@@ -159,14 +159,13 @@ def fit_split(model: SplitConformalSVM, X, y) -> int:
     hold every class; return the number of retries."""
     if not isinstance(model, SplitConformalSVM):
         raise ValueError(f"model: expected a SplitConformalSVM, got {type(model).__name__}")
-    classes = np.unique(y)
     for retry in range(1000):
         try:
             model.fit(X, y)
-        except ValueError:
+        except ClassLeftOut:
             model.set_params(seed=model.seed + 1)
             continue
-        if np.unique(model.calibration_codes_).size == classes.size or not model.mondrian:
+        if not model.mondrian or np.unique(model.calibration_codes_).size == model.classes_.size:
             return retry
         model.set_params(seed=model.seed + 1)
     raise ValueError("y: no split of 1000 tries holds every class in both parts")
