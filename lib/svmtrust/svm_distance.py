@@ -74,7 +74,8 @@ def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list
     Parameters
     ----------
     K : ndarray of shape (n, n)
-        Gram matrix (positive semi-definite by construction, not checked again).
+        Gram matrix: checked square and finite; positive semi-definite by construction (not
+        checked again).
     codes : ndarray of int, shape (n,)
         Class index of each example, in ``0 .. n_classes - 1``.
     n_classes : int
@@ -84,7 +85,7 @@ def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list
     Returns
     -------
     list of SVMSolution
-        One per element of :func:`_problems`.
+        The binary SVM (class index 1 against 0), or one per class against the rest.
     """
     K = check_kernel_matrix(K, "K", full=False)
     n_classes = check_integer(n_classes, "n_classes", low=2)
@@ -127,7 +128,7 @@ def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
     Parameters
     ----------
     values : ndarray of shape (m, n_problems)
-        ``f_j(x) / ||w_j||`` of each example under each SVM of :func:`_problems`.
+        ``f_j(x) / ||w_j||`` of each example under each SVM of :func:`fit_one_vs_rest`.
     codes : ndarray of int, shape (m,)
         The class index each example is labelled with.
     n_classes : int
