@@ -29,26 +29,32 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import conformal
 from .kernels import rbf_kernel
 from .nonconformity_selection import default_validation_size
+from .svm import SOLVERS
 from .svm_distance import (
-    check_kernel_callable,
-    check_mondrian,
-    check_solver,
-    check_test_features,
-    checked_input,
     fit_one_vs_rest,
     own_class_strangeness,
     scaled_decisions,
 )
 from .validation import (
     check_array,
+    check_bool,
     check_C,
+    check_callable,
+    check_choice,
     check_class_labels,
+    check_fit_data,
     check_integer,
+    check_seed,
     check_significance,
+    check_test_data,
 )
 
 #: The two p-value conventions: eq. (S) with the region ``p > eps``, or Hardoon et al.'s.
 CONVENTIONS = ("conformal", "hardoon")
+
+
+class ClassLeftOut(ValueError):
+    """The random split left a class out of the proper training set: another ``seed`` may not."""
 
 
 def calibration_count(n: int, calibration_size) -> int:
@@ -57,6 +63,7 @@ def calibration_count(n: int, calibration_size) -> int:
     ``calibration_size`` is a fraction in (0, 1), an int count in ``[1, n - 2]``, or ``"hardoon"``
     for ``min(n / 5, 50)`` (:func:`svmtrust.nonconformity_selection.default_validation_size`).
     """
+    n = check_integer(n, "n", low=3)
     if isinstance(calibration_size, str) and calibration_size == "hardoon":
         return default_validation_size(n)
     if isinstance(calibration_size, (float, np.floating)):
@@ -107,13 +114,12 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
 
     def _check_params(self) -> None:
         """Validate the constructor's parameters."""
-        check_kernel_callable(self.kernel)
+        check_callable(self.kernel, "kernel")
         check_C(self.C)
-        check_solver(self.solver)
-        check_mondrian(self.mondrian)
-        if self.convention not in CONVENTIONS:
-            raise ValueError(f"convention: must be one of {CONVENTIONS}, got {self.convention!r}")
-        check_integer(self.seed, "seed", low=0)
+        check_choice(self.solver, "solver", SOLVERS)
+        check_bool(self.mondrian, "mondrian")
+        check_choice(self.convention, "convention", CONVENTIONS)
+        check_seed(self.seed)
 
     def fit(self, X, y):
         """Split, train the SVM(s) on the proper training set, score the calibration set.
@@ -129,14 +135,14 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         self
         """
         self._check_params()
-        X, y = checked_input(self, X, y)
+        X, y = check_fit_data(self, X, y)
         self.classes_, codes = check_class_labels(y, "y", n=X.shape[0])
         q = calibration_count(X.shape[0], self.calibration_size)
         order = np.random.default_rng(self.seed).permutation(X.shape[0])
         self.calibration_index_, self.proper_index_ = order[:q], order[q:]
         proper = codes[self.proper_index_]
         if np.unique(proper).size != self.classes_.size:
-            raise ValueError("y: every class needs an example in the proper training set; "
+            raise ClassLeftOut("y: every class needs an example in the proper training set; "
                              f"the split with seed {self.seed} leaves a class out")
         self.X_proper_ = X[self.proper_index_]
         K = check_array(self.kernel(self.X_proper_, self.X_proper_), "kernel", ndim=2)
@@ -157,7 +163,7 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
 
         The input of crepes' ``ConformalClassifier.predict_p`` (its ``alphas``).
         """
-        X = check_test_features(self, X)
+        X = check_test_data(self, X)
         values = self._distances(X)
         n_classes = self.classes_.size
         return np.column_stack([

@@ -31,24 +31,30 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    check_consistent_length,
-    check_is_fitted,
-    column_or_1d,
-    validate_data,
-)
 
 from . import conformal
 from .kernels import rbf_kernel
 from .svm import SOLVERS, SVMSolution, fit_svm
 from .transduction import OUTSIDE_MARGIN_TOL
-from .validation import check_array, check_C, check_class_labels
+from .validation import (
+    check_array,
+    check_bool,
+    check_C,
+    check_callable,
+    check_choice,
+    check_class_labels,
+    check_fit_data,
+    check_indices,
+    check_integer,
+    check_kernel_matrix,
+    check_solution,
+    check_test_data,
+)
 
 # --------------------------------------------------------------------------- the score
 
 
-def problem_signs(codes, c: int, n_classes: int) -> np.ndarray:
+def _problem_signs(codes, c: int, n_classes: int) -> np.ndarray:
     """Labels in {-1, +1} of the SVM of class ``c`` against the rest.
 
     With two classes there is one SVM, class index 1 against class index 0 (``c`` is ignored).
@@ -57,7 +63,7 @@ def problem_signs(codes, c: int, n_classes: int) -> np.ndarray:
     return np.where(np.asarray(codes) == target, 1.0, -1.0)
 
 
-def problems(n_classes: int) -> range:
+def _problems(n_classes: int) -> range:
     """Class indices of the SVMs: one binary SVM, or one per class against the rest."""
     return range(1, 2) if n_classes == 2 else range(n_classes)
 
@@ -68,7 +74,8 @@ def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list
     Parameters
     ----------
     K : ndarray of shape (n, n)
-        Gram matrix (positive semi-definite by construction, not checked again).
+        Gram matrix: checked square and finite; positive semi-definite by construction (not
+        checked again).
     codes : ndarray of int, shape (n,)
         Class index of each example, in ``0 .. n_classes - 1``.
     n_classes : int
@@ -78,10 +85,13 @@ def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list
     Returns
     -------
     list of SVMSolution
-        One per element of :func:`problems`.
+        The binary SVM (class index 1 against 0), or one per class against the rest.
     """
-    return [fit_svm(K, problem_signs(codes, c, n_classes), C, solver, check_kernel=False)
-            for c in problems(n_classes)]
+    K = check_kernel_matrix(K, "K", full=False)
+    n_classes = check_integer(n_classes, "n_classes", low=2)
+    codes = check_indices(codes, "codes", n_classes, size=K.shape[0])
+    return [fit_svm(K, _problem_signs(codes, c, n_classes), C, solver, check_kernel=False)
+            for c in _problems(n_classes)]
 
 
 def kkt_margins(solution: SVMSolution, K_rows) -> np.ndarray:
@@ -100,6 +110,10 @@ def kkt_margins(solution: SVMSolution, K_rows) -> np.ndarray:
     -------
     ndarray of shape (n,)
     """
+    K_rows = check_array(K_rows, "K_rows", ndim=2)
+    if K_rows.shape[0] != K_rows.shape[1]:
+        raise ValueError(f"K_rows: must be square (the SVM's training set), got {K_rows.shape}")
+    solution = check_solution(solution, K_rows.shape[0], name="solution")
     margins = solution.y * solution.decision_function(K_rows)
     alpha = solution.alpha
     margins = np.where(alpha == 0, np.maximum(margins, 1.0), margins)
@@ -114,7 +128,7 @@ def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
     Parameters
     ----------
     values : ndarray of shape (m, n_problems)
-        ``f_j(x) / ||w_j||`` of each example under each SVM of :func:`problems`.
+        ``f_j(x) / ||w_j||`` of each example under each SVM of :func:`fit_one_vs_rest`.
     codes : ndarray of int, shape (m,)
         The class index each example is labelled with.
     n_classes : int
@@ -125,7 +139,13 @@ def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
         ``-f(x) / ||w||`` for class index 1 and ``+f(x) / ||w||`` for class index 0 with two
         classes; ``-f_c(x) / ||w_c||`` for class ``c`` otherwise.
     """
-    codes = np.asarray(codes)
+    values = check_array(values, "values", ndim=2)
+    n_classes = check_integer(n_classes, "n_classes", low=2)
+    width = len(_problems(n_classes))
+    if values.shape[1] != width:
+        raise ValueError(f"values: expected {width} columns for {n_classes} classes, "
+                         f"got {values.shape[1]}")
+    codes = check_indices(codes, "codes", n_classes, size=values.shape[0])
     if n_classes == 2:
         return np.where(codes == 1, -values[:, 0], values[:, 0])
     return -values[np.arange(codes.size), codes]
@@ -134,64 +154,23 @@ def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
 def scaled_decisions(solutions, K_rows) -> np.ndarray:
     """``f_j(x) / ||w_j||`` of new examples under each SVM: shape (m, n_problems).
 
-    A hyperplane with ``w = 0`` (every multiplier zero) gives ``f / max(||w||, tiny)``.
+    A hyperplane with ``w = 0`` gives ``f / max(||w||, tiny)``.
+
+    Parameters
+    ----------
+    solutions : list of SVMSolution
+        The SVMs of :func:`fit_one_vs_rest`, all on the same ``n`` training examples.
+    K_rows : ndarray of shape (m, n)
+        Kernel values between the new examples and those training examples.
     """
+    K_rows = check_array(K_rows, "K_rows", ndim=2)
+    if not isinstance(solutions, (list, tuple)) or not solutions:
+        raise ValueError(f"solutions: expected a non-empty list of SVMSolution, got {solutions!r}")
+    solutions = [check_solution(s, K_rows.shape[1], name="solutions") for s in solutions]
     return np.column_stack([
         s.decision_function(K_rows) / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
         for s in solutions
     ])
-
-
-def check_kernel_callable(kernel) -> None:
-    """Raise ``ValueError`` naming ``kernel`` unless it is callable."""
-    if not callable(kernel):
-        raise ValueError(f"kernel: must be a callable kernel(X, Z), got {kernel!r}")
-
-
-def check_solver(solver) -> str:
-    """Return ``solver`` if it is one of :data:`svmtrust.svm.SOLVERS`, else raise ``ValueError``."""
-    if solver not in SOLVERS:
-        raise ValueError(f"solver: must be one of {SOLVERS}, got {solver!r}")
-    return solver
-
-
-def check_mondrian(mondrian) -> bool:
-    """Return ``mondrian`` if it is a bool, else raise ``ValueError``."""
-    if not isinstance(mondrian, (bool, np.bool_)):
-        raise ValueError(f"mondrian: must be True or False, got {mondrian!r}")
-    return bool(mondrian)
-
-
-def check_test_features(model, X) -> np.ndarray:
-    """Validate test examples against a fitted model (its ``n_features_in_``)."""
-    check_is_fitted(model, "classes_")
-    return checked_input(model, X, reset=False)
-
-
-def checked_input(model, X, y=None, reset=True):
-    """scikit-learn's input validation, its errors re-raised as ``ValueError`` naming X or y.
-
-    ``validate_data`` sets or checks ``model.n_features_in_`` (``reset``) and rejects sparse,
-    complex, non-finite and empty input; with ``reset`` a classification target ``y`` with at
-    least two classes is required. Returns ``X`` (and ``y`` when fitting) as arrays.
-    """
-    try:
-        X = validate_data(model, X, reset=reset, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"X: {err}") from None
-    if not reset:
-        return X
-    try:
-        if y is None:
-            raise ValueError("requires y to be passed, but the target y is None")
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        check_consistent_length(X, y)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"y: {err}") from None
-    if np.unique(y).size < 2:
-        raise ValueError("y: needs at least two classes, got 1 class")
-    return X, y
 
 
 # --------------------------------------------------------------------------- the machine
@@ -241,11 +220,11 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         -------
         self
         """
-        check_kernel_callable(self.kernel)
+        check_callable(self.kernel, "kernel")
         check_C(self.C)
-        check_solver(self.solver)
-        check_mondrian(self.mondrian)
-        X, y = checked_input(self, X, y)
+        check_choice(self.solver, "solver", SOLVERS)
+        check_bool(self.mondrian, "mondrian")
+        X, y = check_fit_data(self, X, y)
         self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
         self.X_train_ = X
         self.gram_ = check_array(self.kernel(X, X), "kernel", ndim=2)
@@ -284,10 +263,17 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         solves : int
             SVMs solved (the others were the training SVMs, still optimal).
         """
+        if not hasattr(self, "base_"):
+            raise ValueError("gram: DistanceTCM is not fitted yet; call fit first")
+        n = self.codes_.size + 1
+        gram = check_array(gram, "gram", ndim=2)
+        if gram.shape != (n, n):
+            raise ValueError(f"gram: expected shape {(n, n)}, got {gram.shape}")
         n_classes = self.classes_.size
+        codes = check_indices(codes, "codes", n_classes, size=n)
         columns, solves = [], 0
-        for c, base in zip(problems(n_classes), self.base_):
-            sol, solved = self._augmented(base, gram, problem_signs(codes, c, n_classes))
+        for c, base in zip(_problems(n_classes), self.base_):
+            sol, solved = self._augmented(base, gram, _problem_signs(codes, c, n_classes))
             solves += solved
             columns.append(sol.y * kkt_margins(sol, gram)
                            / max(np.sqrt(max(sol.w_norm_squared, 0.0)), np.finfo(float).tiny))
@@ -306,7 +292,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         solves : int
             Augmented SVMs solved, out of ``m * n_classes * n_problems`` (the rest were skipped).
         """
-        X = check_test_features(self, X)
+        X = check_test_data(self, X)
         cross = check_array(self.kernel(self.X_train_, X), "kernel", ndim=2)
         n = self.codes_.size
         P = np.empty((X.shape[0], self.classes_.size))

@@ -46,10 +46,20 @@ from threadpoolctl import threadpool_limits
 from .. import conformal, datasets
 from ..efficiency import observed_fuzziness, region_summary
 from ..kernels import rbf_kernel
-from ..split_conformal import SplitConformalSVM
+from ..split_conformal import ClassLeftOut, SplitConformalSVM
 from ..svm_distance import DistanceTCM
 from ..tcm_nn import TCMNearestNeighbours
 from ..transduction import TransductiveSVM
+from ..validation import (
+    check_C,
+    check_choice,
+    check_indices,
+    check_integer,
+    check_positive,
+    check_rng,
+    check_significance,
+    check_table,
+)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: The data sets: two with two classes, two with six and seven (names of :func:`datasets.load`).
@@ -111,6 +121,7 @@ def svm_params(name: str) -> dict:
 
 def machines(gamma: float, C: float, seed: int) -> dict:
     """Unfitted machines of :data:`MACHINES`; ``seed`` seeds the split machines' splits."""
+    gamma, C, seed = check_positive(gamma, "gamma"), check_C(C), check_seed(seed)
     kernel = functools.partial(rbf_kernel, gamma=gamma)
     return {
         "TSVM": TransductiveSVM(kernel=kernel, C=C),
@@ -129,6 +140,9 @@ def draw(name: str, n_train: int, n_test: int, rng: np.random.Generator):
     """``(train, test, redraws)``: distinct random positions, each class at least
     :data:`MIN_PER_CLASS` times in ``train``."""
     _, y = load(name)
+    n_train = check_integer(n_train, "n_train", low=MIN_PER_CLASS)
+    check_integer(n_test, "n_test", high=y.size - n_train)
+    rng = check_rng(rng)
     classes = np.unique(y)
     redraws = 0
     while True:
@@ -143,14 +157,15 @@ def draw(name: str, n_train: int, n_test: int, rng: np.random.Generator):
 def fit_split(model: SplitConformalSVM, X, y) -> int:
     """Fit a split machine, moving its seed on until the proper training and calibration sets
     hold every class; return the number of retries."""
-    classes = np.unique(y)
+    if not isinstance(model, SplitConformalSVM):
+        raise ValueError(f"model: expected a SplitConformalSVM, got {type(model).__name__}")
     for retry in range(1000):
         try:
             model.fit(X, y)
-        except ValueError:
+        except ClassLeftOut:
             model.set_params(seed=model.seed + 1)
             continue
-        if np.unique(model.calibration_codes_).size == classes.size or not model.mondrian:
+        if not model.mondrian or np.unique(model.calibration_codes_).size == model.classes_.size:
             return retry
         model.set_params(seed=model.seed + 1)
     raise ValueError("y: no split of 1000 tries holds every class in both parts")
@@ -159,6 +174,9 @@ def fit_split(model: SplitConformalSVM, X, y) -> int:
 def evaluate(name: str, train, test, seed: int) -> list[dict]:
     """Every machine on one training set and its test examples: one row per (machine, test)."""
     X, y = load(name)
+    train = check_indices(train, "train", y.size)
+    test = check_indices(test, "test", y.size)
+    seed = check_seed(seed)
     classes = np.unique(y)
     true = np.searchsorted(classes, y[test])
     rows = []
@@ -226,10 +244,28 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
 # --------------------------------------------------------------------------- tables
 
 
-def p_matrix(rows: pd.DataFrame) -> np.ndarray:
+#: Columns every table function reads from the rows of :func:`run`.
+COLUMNS = ("stage", "data", "machine", "trial", "n_train", "true", "n_classes", "seconds")
+
+
+def _rows(rows) -> pd.DataFrame:
+    """Check that ``rows`` is a non-empty table of :func:`run` (its :data:`COLUMNS`)."""
+    return check_table(rows, "rows", COLUMNS)
+
+
+def _p_matrix(rows: pd.DataFrame) -> np.ndarray:
     """The p-values of rows that share one data set, shape (len(rows), n_classes)."""
     n_classes = int(rows["n_classes"].iloc[0])
     return rows[[f"p{c}" for c in range(n_classes)]].to_numpy()
+
+
+def _trial_rows(rows) -> pd.DataFrame:
+    """The trial stage of the rows of :func:`run` (checked)."""
+    rows = _rows(rows)
+    trials = rows[rows["stage"] == "trial"]
+    if trials.empty:
+        raise ValueError("rows: has no row of the trial stage")
+    return trials
 
 
 def _strict(machine: str) -> bool:
@@ -248,10 +284,10 @@ def validity(rows: pd.DataFrame) -> pd.DataFrame:
         two-sided :data:`BAND_LEVEL` binomial band for ``trials`` draws at rate ``eps``),
         and ``trials``.
     """
-    trials = rows[rows["stage"] == "trial"]
+    trials = _trial_rows(rows)
     out = []
     for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        P, true = p_matrix(group), group["true"].to_numpy()
+        P, true = _p_matrix(group), group["true"].to_numpy()
         record = {"data": name, "machine": machine, "trials": len(group)}
         for eps in SIGNIFICANCES:
             errors = round(len(group) * conformal.error_rate(P, true, eps, _strict(machine)))
@@ -263,6 +299,7 @@ def validity(rows: pd.DataFrame) -> pd.DataFrame:
 
 def band(trials: int, eps: float) -> tuple[int, int]:
     """Two-sided :data:`BAND_LEVEL` band of a Binomial(``trials``, ``eps``) error count."""
+    trials, eps = check_integer(trials, "trials"), check_significance(eps, "eps")
     return (int(binom.ppf(BAND_LEVEL / 2, trials, eps)),
             int(binom.ppf(1 - BAND_LEVEL / 2, trials, eps)))
 
@@ -275,10 +312,15 @@ def efficiency(rows: pd.DataFrame, stage: str = "trial", significance: float = 0
     of the forced prediction; mean ``confidence`` and ``credibility``; ``seconds`` per test
     example (mean).
     """
+    stage = check_choice(stage, "stage", ("trial", "cost"))
+    significance = check_significance(significance)
+    rows = _rows(rows)
     part = rows[rows["stage"] == stage]
+    if part.empty:
+        raise ValueError(f"rows: has no row of stage {stage!r}")
     out = []
     for (name, n, machine), group in part.groupby(["data", "n_train", "machine"], sort=False):
-        P, true = p_matrix(group), group["true"].to_numpy()
+        P, true = _p_matrix(group), group["true"].to_numpy()
         regions = region_summary(P, true, significance, strict=_strict(machine))
         label, confidence, credibility = conformal.confidence_credibility(P)
         out.append({"data": name, "n_train": n, "machine": machine,
@@ -303,10 +345,11 @@ def curves(rows: pd.DataFrame, significances) -> pd.DataFrame:
     Trial stage only. Returns one row per (data, machine, significance): ``error``, ``size``,
     and ``trials``.
     """
-    trials = rows[rows["stage"] == "trial"]
+    significances = [check_significance(eps, "significances") for eps in significances]
+    trials = _trial_rows(rows)
     out = []
     for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        P, true = p_matrix(group), group["true"].to_numpy()
+        P, true = _p_matrix(group), group["true"].to_numpy()
         for eps in significances:
             regions = region_summary(P, true, eps, strict=_strict(machine))
             out.append({"data": name, "machine": machine, "significance": eps,
@@ -318,10 +361,10 @@ def curves(rows: pd.DataFrame, significances) -> pd.DataFrame:
 def forced(rows: pd.DataFrame) -> pd.DataFrame:
     """Each row's forced prediction: ``correct``, ``confidence`` and ``credibility``, with ``data``
     and ``machine`` (trial stage)."""
-    trials = rows[rows["stage"] == "trial"]
+    trials = _trial_rows(rows)
     parts = []
     for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        label, confidence, credibility = conformal.confidence_credibility(p_matrix(group))
+        label, confidence, credibility = conformal.confidence_credibility(_p_matrix(group))
         parts.append(pd.DataFrame({"data": name, "machine": machine,
                                    "correct": label == group["true"].to_numpy(),
                                    "confidence": confidence, "credibility": credibility}))
@@ -336,10 +379,15 @@ def fuzziness_differences(rows: pd.DataFrame, pairs) -> pd.DataFrame:
     ``(a, b)`` and data set, the mean of ``OF_a - OF_b``, its standard error and ``z`` (their
     ratio).
     """
-    trials = rows[rows["stage"] == "trial"]
+    trials = _trial_rows(rows)
+    present = set(trials["machine"])
+    pairs = list(pairs)
+    if not pairs or any(not isinstance(pair, (tuple, list)) or len(pair) != 2
+                         or not set(pair) <= present for pair in pairs):
+        raise ValueError(f"pairs: expected pairs of machines among {sorted(present)}, got {pairs!r}")
     parts = []
     for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        P, true = p_matrix(group), group["true"].to_numpy()
+        P, true = _p_matrix(group), group["true"].to_numpy()
         parts.append(pd.DataFrame({"data": name, "machine": machine,
                                    "trial": group["trial"].to_numpy(),
                                    "of": P.sum(axis=1) - P[np.arange(true.size), true]}))
