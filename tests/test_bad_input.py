@@ -32,7 +32,6 @@ PENDING: set[str] = {
     "svmtrust.split_conformal",
     "svmtrust.svm_distance",
     "svmtrust.experiments.confidence_compared",
-    "svmtrust.experiments.selection_compared",
 }
 
 #: Public names that take no argument a caller could get wrong, with the reason (a case file
