@@ -10,7 +10,8 @@ from svmtrust.experiments import selection_compared as sc
 M = "svmtrust.experiments.selection_compared."
 RNG = np.random.default_rng(0)
 
-#: One grid row and one choice row in the protocol's columns (values made up).
+#: A results table of :func:`run` in miniature: one grid row and one choice row per criterion
+#: and the oracle (values made up).
 _GRID = {"table": "grid", "data": "pima", "split": 0, "n_train": 80, "gamma": 0.5, "C": 1.0,
          "test_error": 0.2, "test_soft_loss": 0.5, "md_sd": 0.0,
          **{c: 0.3 for c in sc.CURVES}}

@@ -121,7 +121,8 @@ def _grid(cfg: dict, n_features: int) -> tuple[tuple, tuple]:
 def _task_index(name: str, split: int, scale: str) -> int:
     """Position of split ``split`` of data set ``name`` in the task list of :func:`run`."""
     splits = SETTINGS[check_scale(scale)]["splits"]
-    return DATASETS.index(check_choice(name, "name", DATASETS)) * splits + check_integer(split, "split", 0, splits - 1)
+    position = DATASETS.index(check_choice(name, "name", DATASETS))
+    return position * splits + check_integer(split, "split", 0, splits - 1)
 
 
 def draw_split(name: str, n_train: int, shuffles: int, rng: np.random.Generator) -> dict:
