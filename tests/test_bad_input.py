@@ -20,16 +20,11 @@ import signal
 
 import numpy as np
 import pytest
-
 import svmtrust
 import svmtrust.experiments
 from svmtrust.svm import SolveError
-from tests import bad_input
 
-#: Qualname prefixes whose cases are still to be written (empty: every module is covered).
-PENDING: set[str] = {
-    "svmtrust.experiments.selection_compared",
-}
+from tests import bad_input
 
 #: Public names that take no argument a caller could get wrong, with the reason (a case file
 #: may add its own in a dict ``NO_INPUT``).
@@ -42,8 +37,7 @@ NO_INPUT = {
     "svmtrust.transduction.Hypotheses": "a result record built by TransductiveSVM",
     "svmtrust.transduction.JointHypotheses": "a result record built by TransductiveSVM",
     "svmtrust.experiments.__main__.build_parser": "takes no argument",
-    "svmtrust.experiments.nonconformity_selection.paper_overall_recomputed":
-        "takes no argument",
+    "svmtrust.experiments.nonconformity_selection.paper_overall_recomputed": "takes no argument",
 }
 
 
@@ -69,7 +63,8 @@ def _modules():
         yield package
         for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
             private = info.name.rsplit(".", 1)[1].startswith("_") and not info.name.endswith(
-                ".__main__")
+                ".__main__"
+            )
             if not info.ispkg and not private:
                 yield importlib.import_module(info.name)
 
@@ -80,8 +75,11 @@ def public_names() -> list[str]:
     for module in _modules():
         own = getattr(module, "__all__", None)
         if own is None:
-            own = [n for n, v in vars(module).items()
-                   if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__]
+            own = [
+                n
+                for n, v in vars(module).items()
+                if not n.startswith("_") and getattr(v, "__module__", None) == module.__name__
+            ]
         names += [f"{module.__name__}.{n}" for n in own if callable(getattr(module, n))]
     return sorted(set(names))
 
@@ -118,7 +116,8 @@ def outcome(thunk, argname) -> str:
 
 
 @pytest.mark.parametrize(
-    "thunk,argname", [c[2:] for c in CASES], ids=[f"{c[0]}: {c[1]}" for c in CASES])
+    "thunk,argname", [c[2:] for c in CASES], ids=[f"{c[0]}: {c[1]}" for c in CASES]
+)
 def test_bad_input_raises_value_error_naming_argument(thunk, argname):
     if argname is None:
         with pytest.raises((ValueError, SolveError)):
@@ -138,15 +137,16 @@ def test_every_case_is_well_formed():
 
 
 def test_every_public_name_has_a_case():
-    skipped = lambda n: n in NO_INPUT or any(n.startswith(p) for p in PENDING)  # noqa: E731
-    missing = [n for n in public_names()
-               if not skipped(n) and not any(_covers(c[0], n) for c in CASES)]
+    missing = [
+        n for n in public_names() if n not in NO_INPUT and not any(_covers(c[0], n) for c in CASES)
+    ]
     assert missing == []
 
 
 def test_outcome_tells_the_kinds_apart():
     def raise_(err):
         raise err
+
     assert outcome(lambda: raise_(ValueError("K: bad")), "K") == "ok"
     assert outcome(lambda: raise_(ValueError("y: bad")), "K") == "wrong name"
     assert outcome(lambda: raise_(TypeError("K")), "K") == "raw exception"
@@ -162,8 +162,10 @@ class _Timeout(BaseException):
 def tally(timeout: int = 20) -> collections.Counter:
     """Count the cases by outcome; a case still running after ``timeout`` s counts as
     accepted (a run that should have refused its input)."""
+
     def stop(*_):
         raise _Timeout
+
     counts = collections.Counter()
     signal.signal(signal.SIGALRM, stop)
     for qualname, description, thunk, argname in CASES:

@@ -179,7 +179,7 @@ def test_selection_compared_run_is_paper_scale_and_recomputes():
     recorded = grid_rows[(grid_rows["data"] == "ionosphere") & (grid_rows["split"] == 3)]
     gammas, Cs = selection_compared.grid("paper", data["X_train"].shape[1])
     point = recorded.iloc[len(Cs) + 1]
-    again = selection_compared.evaluate_grid(data, gammas[1:2], Cs[1:2]).iloc[0]
+    again = selection_compared._evaluate_grid(data, gammas[1:2], Cs[1:2]).iloc[0]
     assert point["gamma"] == pytest.approx(gammas[1]) and point["C"] == Cs[1]  # CSV round trip
     for column in ("test_error", "span", "loo"):
         assert again[column] == pytest.approx(point[column], abs=1e-12)  # counts / n

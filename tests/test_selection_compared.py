@@ -61,10 +61,10 @@ def test_cd_groups_joins_criteria_closer_than_cd():
 
 
 def test_first_minimum_breaks_ties_in_grid_order_and_tau():
-    assert sc.first_minimum([0.3, 0.1, 0.1, 0.2]) == 1
-    assert sc.kendall_tau([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.5]) == pytest.approx(1.0)
-    assert sc.kendall_tau([4, 3, 2, 1], [0.1, 0.2, 0.3, 0.5]) == pytest.approx(-1.0)
-    assert np.isnan(sc.kendall_tau([1, 1, 1], [0.1, 0.2, 0.3]))
+    assert sc._first_minimum([0.3, 0.1, 0.1, 0.2]) == 1
+    assert sc._kendall_tau([1, 2, 3, 4], [0.1, 0.2, 0.3, 0.5]) == pytest.approx(1.0)
+    assert sc._kendall_tau([4, 3, 2, 1], [0.1, 0.2, 0.3, 0.5]) == pytest.approx(-1.0)
+    assert np.isnan(sc._kendall_tau([1, 1, 1], [0.1, 0.2, 0.3]))
 
 
 def test_csvm_solves_the_bounded_w_problem_at_its_own_norm():
@@ -86,7 +86,7 @@ def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="scale"):
         sc.grid("huge", 4)
     with pytest.raises(ValueError, match="split"):
-        sc.task_index("pima", 99, "paper")
+        sc._task_index("pima", 99, "paper")
     with pytest.raises(ValueError, match="n_train"):
         sc.draw_split("bupa", 12, 1, np.random.default_rng(0))
 

@@ -49,7 +49,8 @@ from ..nonconformity_selection import (CrossValidationSelector, NonconformityMod
                                        TestMarginSelector)
 from ..span import leave_one_out, radius_squared, rescaled_radius_margin_bound, span_rule_loo
 from ..svm import fit_svm
-from ..validation import check_integer, check_significance
+from ..validation import (check_array, check_choice, check_integer, check_positive, check_rng,
+                          check_significance, check_table)
 from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 from .nonconformity_selection import minmax_scale
 
@@ -99,9 +100,7 @@ TIME_COLUMNS = ("seconds", "relative_time", "time_train", "time_span", "time_loo
 
 def load(name: str) -> tuple[np.ndarray, np.ndarray]:
     """Features and labels in {-1, +1} of one of :data:`DATASETS`."""
-    if name not in DATASETS:
-        raise ValueError(f"name: must be one of {DATASETS}, got {name!r}")
-    if name == "postal":
+    if check_choice(name, "name", DATASETS) == "postal":
         X, digits, _ = datasets.load("usps_like")
         return X, np.where(digits <= 4, 1.0, -1.0)
     X, y, _ = datasets.load(name)
@@ -119,12 +118,11 @@ def _grid(cfg: dict, n_features: int) -> tuple[tuple, tuple]:
             tuple(2.0**c for c in cfg["log2_C"]))
 
 
-def task_index(name: str, split: int, scale: str) -> int:
+def _task_index(name: str, split: int, scale: str) -> int:
     """Position of split ``split`` of data set ``name`` in the task list of :func:`run`."""
-    if name not in DATASETS:
-        raise ValueError(f"name: must be one of {DATASETS}, got {name!r}")
     splits = SETTINGS[check_scale(scale)]["splits"]
-    return DATASETS.index(name) * splits + check_integer(split, "split", 0, splits - 1)
+    position = DATASETS.index(check_choice(name, "name", DATASETS))
+    return position * splits + check_integer(split, "split", 0, splits - 1)
 
 
 def draw_split(name: str, n_train: int, shuffles: int, rng: np.random.Generator) -> dict:
@@ -141,12 +139,16 @@ def draw_split(name: str, n_train: int, shuffles: int, rng: np.random.Generator)
     """
     X, y = load(name)
     n_train = check_integer(n_train, "n_train", 2, len(y) - 1)
+    if n_train % 2:
+        raise ValueError(f"n_train: must be even (the MD bound flips half the labels), "
+                         f"got {n_train}")
+    shuffles, rng = check_integer(shuffles, "shuffles"), check_rng(rng)
     order = rng.permutation(len(y))
     train, test = order[:n_train], order[n_train:]
     if min(np.sum(y[train] > 0), np.sum(y[train] < 0)) < CV_FOLDS:
         raise ValueError(f"n_train: each class needs {CV_FOLDS} training examples")
     X_train, X_test = minmax_scale(X[train], X[test])
-    flips = [flipped_labels(y[train], rng) for _ in range(check_integer(shuffles, "shuffles"))]
+    flips = [flipped_labels(y[train], rng) for _ in range(shuffles)]
     return {"X_train": X_train, "y_train": y[train], "X_test": X_test, "y_test": y[test],
             "flips": flips, "seed": int(rng.integers(2**31 - 1))}
 
@@ -154,7 +156,7 @@ def draw_split(name: str, n_train: int, shuffles: int, rng: np.random.Generator)
 def split_data(name: str, split: int, seed: int = 0, scale: str = "paper") -> dict:
     """The split ``split`` of ``name`` in a :func:`run` with ``seed`` and ``scale``."""
     cfg = SETTINGS[check_scale(scale)]
-    rng = task_rng(check_seed(seed), task_index(name, split, scale))
+    rng = task_rng(check_seed(seed), _task_index(name, split, scale))
     return draw_split(name, cfg["n_train"], cfg["shuffles"], rng)
 
 
@@ -168,7 +170,7 @@ def _timed(func):
     return result, time.perf_counter() - start
 
 
-def md_bound(rep, y, flips, sol, K) -> tuple[float, float]:
+def _md_bound(rep, y, flips, sol, K) -> tuple[float, float]:
     """The certified MD bound (without delta term) of the class ``||w|| <= ||w_C||``.
 
     ``nu(f_C) + mean_j (1 - 2 x_j)``: the training soft loss (eq. (2) of Anguita et al. 2010)
@@ -193,7 +195,7 @@ def _grid_point(K, y, K_test, y_test, C, R2, rep, flips) -> dict:
     span, t_span = _timed(lambda: span_rule_loo(K, sol))
     loo, t_loo = _timed(lambda: leave_one_out(K, y, C, solver="libsvm", sol=sol))
     rescaled, t_rescaled = _timed(lambda: rescaled_radius_margin_bound(K, sol))
-    (md, md_sd), t_md = _timed(lambda: md_bound(rep, y, flips, sol, K))
+    (md, md_sd), t_md = _timed(lambda: _md_bound(rep, y, flips, sol, K))
     values = sol.decision_function(K_test)
     return {
         "C": C, "test_error": float(np.mean(np.where(values > 0, 1, -1) != y_test)),
@@ -206,7 +208,7 @@ def _grid_point(K, y, K_test, y_test, C, R2, rep, flips) -> dict:
     }
 
 
-def evaluate_grid(data: dict, gammas, Cs) -> pd.DataFrame:
+def _evaluate_grid(data: dict, gammas, Cs) -> pd.DataFrame:
     """The curve criteria (all but cross-validation) at every grid point of one split.
 
     Each gamma's Gram matrix, radius ``R^2`` (:func:`svmtrust.span.radius_squared`, one QP)
@@ -235,7 +237,7 @@ def evaluate_grid(data: dict, gammas, Cs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def evaluate_selectors(data: dict, gammas, Cs) -> dict:
+def _evaluate_selectors(data: dict, gammas, Cs) -> dict:
     """Cross-validation, nonconformity selection and SVM-L_inf on one split, timed.
 
     All three learn from the whole training set (nonconformity selection splits it into its
@@ -261,12 +263,12 @@ def evaluate_selectors(data: dict, gammas, Cs) -> dict:
     return out
 
 
-def first_minimum(values) -> int:
+def _first_minimum(values) -> int:
     """Index of the smallest value, the first one on a tie (gamma-major grid order)."""
     return int(np.argmin(np.asarray(values, dtype=np.float64)))
 
 
-def kendall_tau(values, errors) -> float:
+def _kendall_tau(values, errors) -> float:
     """Kendall's tau-b between a criterion's curve and the test-error curve (NaN if constant)."""
     values, errors = np.asarray(values, float), np.asarray(errors, float)
     if np.ptp(values) == 0 or np.ptp(errors) == 0:
@@ -290,20 +292,20 @@ def _costs(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> dict
     }
 
 
-def choices(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> list[dict]:
+def _choices(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> list[dict]:
     """One row per criterion and the oracle: what it chose, its test error, regret, cost.
 
     Columns: ``criterion``, ``gamma`` and ``C`` of the choice (NaN for the per-point rules),
     ``error`` (test error), ``oracle_error``, ``regret`` (``error - oracle_error``), ``tau``
-    (:func:`kendall_tau`, NaN without a curve), ``hit`` (1 when the choice has the oracle's
+    (:func:`_kendall_tau`, NaN without a curve), ``hit`` (1 when the choice has the oracle's
     test error, NaN without a curve), ``trainings``, ``other_solves``, ``seconds`` and
     ``relative_time`` (seconds over the mean time of one training of the grid).
     """
     errors = curve["test_error"].to_numpy()
     oracle = float(errors.min())
     one_training = curve["time_train"].mean()
-    picks = {name: first_minimum(curve[name]) for name in CURVES if name != "cv10"}
-    picks |= {"cv10": sel["cv_choice"], "oracle": first_minimum(errors)}
+    picks = {name: _first_minimum(curve[name]) for name in CURVES if name != "cv10"}
+    picks |= {"cv10": sel["cv_choice"], "oracle": _first_minimum(errors)}
     curves = {name: curve[name].to_numpy() for name in CURVES if name != "cv10"}
     curves["cv10"] = sel["cv_errors"]
     rows = []
@@ -314,7 +316,7 @@ def choices(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> lis
             row.update(gamma=curve["gamma"].iloc[k], C=curve["C"].iloc[k], error=errors[k],
                        hit=float(errors[k] == oracle))
             if name in curves:
-                row["tau"] = kendall_tau(curves[name], errors)
+                row["tau"] = _kendall_tau(curves[name], errors)
         else:
             row["error"] = sel[f"{name}_error"]
         rows.append({**row, "oracle_error": oracle, "regret": row["error"] - oracle,
@@ -323,20 +325,20 @@ def choices(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> lis
     return rows
 
 
-def evaluate_split(data: dict, gammas, Cs) -> tuple[pd.DataFrame, list[dict]]:
+def _evaluate_split(data: dict, gammas, Cs) -> tuple[pd.DataFrame, list[dict]]:
     """The grid rows and the choice rows of one split (BLAS limited to one thread)."""
     with threadpool_limits(1):
-        curve = evaluate_grid(data, gammas, Cs)
-        sel = evaluate_selectors(data, gammas, Cs)
+        curve = _evaluate_grid(data, gammas, Cs)
+        sel = _evaluate_selectors(data, gammas, Cs)
     curve["cv10"] = sel["cv_errors"]
-    return curve, choices(curve, sel, len(gammas), len(data["flips"]))
+    return curve, _choices(curve, sel, len(gammas), len(data["flips"]))
 
 
 def _task(task, rng) -> list[dict]:
     """One split of one data set: its grid rows then its choice rows."""
     name, split, cfg = task
     data = draw_split(name, cfg["n_train"], cfg["shuffles"], rng)
-    curve, picks = evaluate_split(data, *_grid(cfg, data["X_train"].shape[1]))
+    curve, picks = _evaluate_split(data, *_grid(cfg, data["X_train"].shape[1]))
     base = {"data": name, "split": split, "n_train": len(data["y_train"]),
             "n_test": len(data["y_test"])}
     return ([{"table": "grid", **base, **row} for row in curve.to_dict("records")]
@@ -353,7 +355,7 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         See :data:`SETTINGS`.
     seed : int
         Split ``i`` of data set ``j`` draws from :func:`~svmtrust.experiments.task_rng` with
-        index ``j * splits + i`` (:func:`task_index`).
+        index ``j * splits + i`` (:func:`split_data` rebuilds one split).
     n_jobs : int
         Worker processes (one split each). Everything but the times is the same for every
         ``n_jobs``.
@@ -363,8 +365,8 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     -------
     pandas.DataFrame
         Rows with ``table == "grid"`` (one per split and grid point, the columns of
-        :func:`evaluate_grid` and ``cv10``) and ``table == "choice"`` (one per split and
-        criterion, the columns of :func:`choices`), both with ``data``, ``split``,
+        :func:`_evaluate_grid` and ``cv10``) and ``table == "choice"`` (one per split and
+        criterion, the columns of :func:`_choices`), both with ``data``, ``split``,
         ``n_train``, ``n_test``.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
@@ -378,13 +380,39 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
 # --------------------------------------------------------------------------- tables
 
 
-def _choice_rows(results: pd.DataFrame) -> pd.DataFrame:
-    return results[results["table"] == "choice"]
+def _rows(results: pd.DataFrame, table: str, columns: tuple) -> pd.DataFrame:
+    """The rows of ``results`` (a table of :func:`run`) with ``table == table``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``results``, if it is not a non-empty table with ``table``, ``data`` and
+        ``columns``, has no such rows, or names a data set not in :data:`DATASETS`.
+    """
+    results = check_table(results, "results", ("table", "data", *columns))
+    rows = results[results["table"] == table]
+    if rows.empty:
+        raise ValueError(f"results: has no {table!r} rows (expected a table of run)")
+    unknown = set(rows["data"]) - set(DATASETS)
+    if unknown:
+        raise ValueError(f"results: unknown data sets {sorted(unknown)}")
+    return rows
+
+
+def _choice_rows(results: pd.DataFrame, columns: tuple = ()) -> pd.DataFrame:
+    """The choice rows of ``results``: every criterion and the oracle, no other name."""
+    rows = _rows(results, "choice", ("criterion", "split", *columns))
+    named = set(rows["criterion"])
+    if named - set(CRITERION_NAMES):
+        raise ValueError(f"results: unknown criteria {sorted(named - set(CRITERION_NAMES))}")
+    if set(CRITERION_NAMES) - named:
+        raise ValueError(f"results: lacks the criteria {sorted(set(CRITERION_NAMES) - named)}")
+    return rows
 
 
 def _by_data(results: pd.DataFrame, column: str, how: str = "mean") -> pd.DataFrame:
     """``column`` aggregated per criterion (rows) and data set (columns), with an overall mean."""
-    rows = _choice_rows(results)
+    rows = _choice_rows(results, (column,))
     table = rows.pivot_table(index="criterion", columns="data", values=column, aggfunc=how)
     table = table.reindex(index=[*CRITERIA, "oracle"], columns=list(DATASETS)).dropna(how="all")
     table["all"] = rows.groupby("criterion")[column].agg(how).reindex(table.index)
@@ -412,7 +440,7 @@ def tracking_table(results: pd.DataFrame) -> pd.DataFrame:
     (share of splits whose choice has the oracle's test error).
     """
     tau = _by_data(results, "tau").drop(columns="all")
-    rows = _choice_rows(results)
+    rows = _choice_rows(results, ("tau", "hit"))
     overall = rows.groupby("criterion")[["tau", "hit"]].mean()
     overall.index = [CRITERION_NAMES[c] for c in overall.index]
     return tau.join(overall).loc[[CRITERION_NAMES[c] for c in CURVES]]
@@ -420,9 +448,8 @@ def tracking_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def cost_table(results: pd.DataFrame) -> pd.DataFrame:
     """Mean cost per split of each criterion: trainings, other solves, seconds, relative time."""
-    rows = _choice_rows(results)
-    table = rows.groupby("criterion")[["trainings", "other_solves", "seconds",
-                                       "relative_time"]].mean()
+    columns = ["trainings", "other_solves", "seconds", "relative_time"]
+    table = _choice_rows(results, columns).groupby("criterion")[columns].mean()
     table = table.reindex([*CRITERIA, "oracle"])
     table.index = [CRITERION_NAMES[c] for c in table.index]
     return table
@@ -430,7 +457,7 @@ def cost_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def error_matrix(results: pd.DataFrame) -> pd.DataFrame:
     """Test errors as blocks (data set, split) by criteria: the input of :func:`friedman`."""
-    rows = _choice_rows(results)
+    rows = _choice_rows(results, ("error",))
     rows = rows[rows["criterion"].isin(CRITERIA)]
     return rows.pivot_table(index=["data", "split"], columns="criterion",
                             values="error")[list(CRITERIA)]
@@ -468,9 +495,10 @@ def friedman(errors: pd.DataFrame, alpha: float = 0.05) -> dict:
         correction), ``ranks`` (Series of average ranks by criterion), ``cd``
         (:func:`critical_difference`), ``n_blocks``.
     """
-    values = errors.to_numpy(dtype=np.float64)
-    if values.ndim != 2 or values.shape[1] < 3 or np.isnan(values).any():
-        raise ValueError("errors: expected a complete blocks x criteria table, 3 criteria or more")
+    values = check_array(check_table(errors, "errors"), "errors", 2)
+    if values.shape[1] < 3:
+        raise ValueError(f"errors: expected 3 criteria (columns) or more, got {values.shape[1]}")
+    alpha = check_significance(alpha, "alpha")
     test = stats.friedmanchisquare(*values.T)
     ranks = pd.Series(stats.rankdata(values, axis=1).mean(axis=0), index=errors.columns)
     return {"statistic": float(test.statistic), "p_value": float(test.pvalue), "ranks": ranks,
@@ -485,6 +513,10 @@ def cd_groups(ranks: pd.Series, cd: float) -> list[tuple[str, ...]]:
     by a bar are not significantly different by the Nemenyi test. Runs contained in another
     are dropped.
     """
+    if not isinstance(ranks, pd.Series):
+        raise ValueError(f"ranks: expected a pandas.Series, got {type(ranks).__name__}")
+    check_array(ranks, "ranks", 1)
+    cd = check_positive(cd, "cd")
     order = ranks.sort_values()
     names, values = list(order.index), order.to_numpy()
     groups = []
@@ -500,7 +532,9 @@ def curves_by_grid(results: pd.DataFrame, name: str) -> pd.DataFrame:
 
     The grid is the same on every split (it depends on the number of features only).
     """
-    rows = results[(results["table"] == "grid") & (results["data"] == name)]
+    name = check_choice(name, "name", DATASETS)
+    rows = _rows(results, "grid", ("gamma", "C", "test_error", *CURVES))
+    rows = rows[rows["data"] == name]
     return rows.groupby(["gamma", "C"], sort=True)[["test_error", *CURVES]].mean()
 
 
@@ -510,10 +544,11 @@ def md_guarantee(results: pd.DataFrame) -> pd.DataFrame:
     Columns: ``bound`` (with the delta term of eq. (5), ``delta = DELTA``), ``test_soft_loss``,
     ``test_error``, ``covered`` (share of splits where the bound exceeds the test soft loss).
     """
-    grid_rows = results[results["table"] == "grid"]
+    grid_rows = _rows(results, "grid", ("split", "md", "n_train", "test_soft_loss",
+                                         "test_error"))
     out = []
     for (name, split), rows in grid_rows.groupby(["data", "split"], sort=False):
-        k = first_minimum(rows["md"])
+        k = _first_minimum(rows["md"])
         best = rows.iloc[k]
         bound = best["md"] + delta_term(int(best["n_train"]), DELTA)
         out.append({"data": name, "bound": bound, "test_soft_loss": best["test_soft_loss"],
