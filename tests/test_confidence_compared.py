@@ -74,8 +74,9 @@ def test_distance_tcm_equals_brute_force(n_classes, mondrian):
     X, y = both_classes(40, n_classes, rng)
     X_test, _ = blobs(6, n_classes, rng)
     model = DistanceTCM(kernel=KERNEL, C=2.0, mondrian=mondrian).fit(X, y)
-    np.testing.assert_allclose(model.predict_p(X_test),
-                               brute_distance_p(X, y, X_test, 2.0, mondrian), atol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_p(X_test), brute_distance_p(X, y, X_test, 2.0, mondrian), atol=1e-12
+    )
 
 
 def test_distance_tcm_same_p_values_with_both_solvers():
@@ -110,11 +111,18 @@ def test_split_p_values_equal_crepes(n_classes):
     theirs = p_values_batch(model.calibration_scores_, scores, smoothing=False)
     np.testing.assert_allclose(model.predict_p(X_test), theirs, atol=1e-15)
     mondrian = SplitConformalSVM(kernel=KERNEL, C=3.0, seed=1, mondrian=True).fit(X, y)
-    theirs = np.column_stack([
-        p_values_batch(mondrian.calibration_scores_, scores[:, c],
-                       bins_cal=mondrian.calibration_codes_, bins_test=np.full(len(X_test), c),
-                       smoothing=False)
-        for c in range(n_classes)])
+    theirs = np.column_stack(
+        [
+            p_values_batch(
+                mondrian.calibration_scores_,
+                scores[:, c],
+                bins_cal=mondrian.calibration_codes_,
+                bins_test=np.full(len(X_test), c),
+                smoothing=False,
+            )
+            for c in range(n_classes)
+        ]
+    )
     np.testing.assert_allclose(mondrian.predict_p(X_test), theirs, atol=1e-15)
 
 
@@ -140,15 +148,17 @@ def test_hardoon_convention_equals_nonconformity_module():
     X, y01 = both_classes(100, 2, rng)
     y = np.where(y01 == 1, 1.0, -1.0)
     X_test, _ = blobs(20, 2, rng)
-    model = SplitConformalSVM(kernel=KERNEL, C=3.0, calibration_size="hardoon",
-                              convention="hardoon", seed=3).fit(X, y)
+    model = SplitConformalSVM(
+        kernel=KERNEL, C=3.0, calibration_size="hardoon", convention="hardoon", seed=3
+    ).fit(X, y)
     assert model.calibration_index_.size == 20
     svm = model.svms_[0]
     cal = X[model.calibration_index_]
     f_cal = svm.decision_function(KERNEL(cal, model.X_proper_))
     f_test = svm.decision_function(KERNEL(X_test, model.X_proper_))
-    theirs = nonconformity_p_values((y[model.calibration_index_] * f_cal)[None, :],
-                                    f_test[None, :])[:, 0, :]
+    theirs = nonconformity_p_values(
+        (y[model.calibration_index_] * f_cal)[None, :], f_test[None, :]
+    )[:, 0, :]
     np.testing.assert_allclose(model.predict_p(X_test), theirs, atol=1e-15)
     P = model.predict_p(X_test)
     np.testing.assert_array_equal(model.predict_set(X_test, 0.1), P >= 0.1)
@@ -167,12 +177,14 @@ def test_calibration_count():
 def test_efficiency_criteria_count_directly():
     P = np.array([[0.9, 0.05, 0.3], [0.02, 0.04, 0.5], [0.01, 0.02, 0.03]])
     true = np.array([0, 2, 1])
-    assert observed_fuzziness(P, true) == pytest.approx(((0.05 + 0.3) + (0.02 + 0.04)
-                                                         + (0.01 + 0.03)) / 3)
+    assert observed_fuzziness(P, true) == pytest.approx(
+        ((0.05 + 0.3) + (0.02 + 0.04) + (0.01 + 0.03)) / 3
+    )
     summary = region_summary(P, true, 0.04)
     # regions p > 0.04: {0, 1, 2}, {2}, {}
-    assert summary == pytest.approx({"error": 1 / 3, "size": 4 / 3, "empty": 1 / 3,
-                                     "single": 1 / 3, "multiple": 1 / 3})
+    assert summary == pytest.approx(
+        {"error": 1 / 3, "size": 4 / 3, "empty": 1 / 3, "single": 1 / 3, "multiple": 1 / 3}
+    )
     assert region_summary(P, true, 0.04, strict=False)["size"] == pytest.approx(5 / 3)
 
 
@@ -182,8 +194,9 @@ def test_observed_fuzziness_is_the_integral_of_false_labels_in_the_regions():
     P = rng.random((50, 4))
     true = rng.integers(4, size=50)
     grid = (np.arange(20000) + 0.5) / 20000
-    false = [region_summary(P, true, e)["size"] - (1 - region_summary(P, true, e)["error"])
-             for e in grid]
+    false = [
+        region_summary(P, true, e)["size"] - (1 - region_summary(P, true, e)["error"]) for e in grid
+    ]
     assert np.mean(false) == pytest.approx(observed_fuzziness(P, true), abs=1e-4)
 
 
@@ -232,16 +245,23 @@ def test_every_machine_is_valid(n_classes):
 
 
 def test_protocol_same_rows_for_one_and_two_jobs(monkeypatch):
-    small = {"n_train": 40, "trials": dict.fromkeys(protocol.DATASETS, 2),
-             "cost_sizes": (30,), "cost_tests": 2}
+    small = {
+        "n_train": 40,
+        "trials": dict.fromkeys(protocol.DATASETS, 2),
+        "cost_sizes": (30,),
+        "cost_tests": 2,
+    }
     monkeypatch.setitem(protocol.SETTINGS, "book", small)
     one = protocol.run("book", seed=3, n_jobs=1, progress=False)
     two = protocol.run("book", seed=3, n_jobs=2, progress=False)
     pd.testing.assert_frame_equal(one.drop(columns="seconds"), two.drop(columns="seconds"))
     assert len(one) == len(protocol.MACHINES) * (2 * len(protocol.DATASETS) + 2)
     tables = protocol.summary(one)
-    assert set(tables["Validity (errors of one test example per training set)"].index
-               .get_level_values("machine")) == set(protocol.MACHINES)
+    assert set(
+        tables["Validity (errors of one test example per training set)"].index.get_level_values(
+            "machine"
+        )
+    ) == set(protocol.MACHINES)
 
 
 def test_band_is_the_binomial_quantiles():
@@ -253,15 +273,18 @@ def test_band_is_the_binomial_quantiles():
 # --------------------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("make, name", [
-    (lambda: SplitConformalSVM(convention="vovk"), "convention"),
-    (lambda: SplitConformalSVM(calibration_size=1.5), "calibration_size"),
-    (lambda: SplitConformalSVM(calibration_size=0), "calibration_size"),
-    (lambda: SplitConformalSVM(mondrian="yes"), "mondrian"),
-    (lambda: DistanceTCM(kernel="rbf"), "kernel"),
-    (lambda: DistanceTCM(solver="smo"), "solver"),
-    (lambda: DistanceTCM(C=-1.0), "C"),
-])
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda: SplitConformalSVM(convention="vovk"), "convention"),
+        (lambda: SplitConformalSVM(calibration_size=1.5), "calibration_size"),
+        (lambda: SplitConformalSVM(calibration_size=0), "calibration_size"),
+        (lambda: SplitConformalSVM(mondrian="yes"), "mondrian"),
+        (lambda: DistanceTCM(kernel="rbf"), "kernel"),
+        (lambda: DistanceTCM(solver="smo"), "solver"),
+        (lambda: DistanceTCM(C=-1.0), "C"),
+    ],
+)
 def test_bad_parameters_name_the_argument(make, name):
     X, y = both_classes(30, 2, np.random.default_rng(0))
     with pytest.raises(ValueError, match=f"^{name}"):
@@ -298,17 +321,26 @@ def test_scikit_learn_conventions(estimator, check):
 
 def test_tables_count_by_hand():
     """validity, efficiency, curves, forced and the paired OF differences on four hand-made rows."""
-    base = {"stage": "trial", "data": "d", "n_train": 10, "test": 0, "n_classes": 2,
-            "seconds": 1.0, **{f"p{c}": np.nan for c in range(2, protocol.MAX_CLASSES)}}
-    rows = pd.DataFrame([
-        {**base, "machine": "Split", "trial": 0, "true": 0, "p0": 0.04, "p1": 0.5},
-        {**base, "machine": "Split", "trial": 1, "true": 1, "p0": 0.3, "p1": 0.9},
-        {**base, "machine": "Hardoon", "trial": 0, "true": 0, "p0": 0.05, "p1": 0.2},
-        {**base, "machine": "Hardoon", "trial": 1, "true": 1, "p0": 0.1, "p1": 0.6},
-    ])
+    base = {
+        "stage": "trial",
+        "data": "d",
+        "n_train": 10,
+        "test": 0,
+        "n_classes": 2,
+        "seconds": 1.0,
+        **{f"p{c}": np.nan for c in range(2, protocol.MAX_CLASSES)},
+    }
+    rows = pd.DataFrame(
+        [
+            {**base, "machine": "Split", "trial": 0, "true": 0, "p0": 0.04, "p1": 0.5},
+            {**base, "machine": "Split", "trial": 1, "true": 1, "p0": 0.3, "p1": 0.9},
+            {**base, "machine": "Hardoon", "trial": 0, "true": 0, "p0": 0.05, "p1": 0.2},
+            {**base, "machine": "Hardoon", "trial": 1, "true": 1, "p0": 0.1, "p1": 0.6},
+        ]
+    )
     validity = protocol.validity(rows)
-    assert validity.loc[("d", "Split"), "errors@0.05"] == 1       # 0.04 <= 0.05
-    assert validity.loc[("d", "Hardoon"), "errors@0.05"] == 0     # p >= eps keeps 0.05
+    assert validity.loc[("d", "Split"), "errors@0.05"] == 1  # 0.04 <= 0.05
+    assert validity.loc[("d", "Hardoon"), "errors@0.05"] == 0  # p >= eps keeps 0.05
     eff = protocol.efficiency(rows).loc[("d", 10, "Split")]
     assert eff["OF"] == pytest.approx((0.5 + 0.3) / 2) and eff["size"] == pytest.approx(1.5)
     assert eff["accuracy"] == pytest.approx(0.5)
@@ -317,4 +349,6 @@ def test_tables_count_by_hand():
     forced = protocol.forced(rows)
     assert forced["confidence"].tolist() == pytest.approx([0.96, 0.7, 0.95, 0.9])
     diff = protocol.fuzziness_differences(rows, [("Split", "Hardoon")])
-    assert diff.loc[("Split - Hardoon", "d"), "mean"] == pytest.approx(((0.5 - 0.2) + (0.3 - 0.1)) / 2)
+    assert diff.loc[("Split - Hardoon", "d"), "mean"] == pytest.approx(
+        ((0.5 - 0.2) + (0.3 - 0.1)) / 2
+    )

@@ -8,13 +8,15 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
-
 from svmtrust.discrepancy import delta_term, fit_bounded_w, soft_loss, soft_loss_lower_bound
 from svmtrust.experiments import selection_compared as sc
 from svmtrust.experiments import span as span_protocol
 from svmtrust.kernels import rbf_kernel
-from svmtrust.nonconformity_selection import (CrossValidationSelector,
-                                              NonconformityModelSelector, TestMarginSelector)
+from svmtrust.nonconformity_selection import (
+    CrossValidationSelector,
+    NonconformityModelSelector,
+    TestMarginSelector,
+)
 from svmtrust.svm import fit_svm
 
 #: Table 5(a) of Demsar (2006): q_0.05 and q_0.10 of the Nemenyi test for k = 2, ..., 10.
@@ -75,8 +77,9 @@ def test_csvm_solves_the_bounded_w_problem_at_its_own_norm():
     for C in (0.5, 4.0):
         sol = fit_svm(K, y, C, solver="libsvm", check_kernel=False)
         hinge = np.maximum(0.0, 1.0 - y * sol.decision_function(K)).sum()
-        _, _, xi = fit_bounded_w(X, y, np.sqrt(sol.w_norm_squared),
-                                 kernel=partial(rbf_kernel, gamma=gamma))
+        _, _, xi = fit_bounded_w(
+            X, y, np.sqrt(sol.w_norm_squared), kernel=partial(rbf_kernel, gamma=gamma)
+        )
         assert xi.sum() == pytest.approx(hinge, rel=1e-4, abs=1e-4)
 
 
@@ -159,13 +162,18 @@ def test_tables_of_the_tiny_run(tiny_run):
     assert list(regret.index) == [sc.CRITERION_NAMES[c] for c in sc.CRITERIA]
     assert regret["all"].to_numpy() == pytest.approx(
         one[(one["table"] == "choice") & one["criterion"].isin(sc.CRITERIA)]
-        .groupby("criterion")["regret"].mean().reindex(list(sc.CRITERIA)).to_numpy())
+        .groupby("criterion")["regret"]
+        .mean()
+        .reindex(list(sc.CRITERIA))
+        .to_numpy()
+    )
     costs = sc.cost_table(one)
     assert costs.loc["exact LOO", "trainings"] > costs.loc["10-fold CV", "trainings"] > 4
     guarantee = sc.md_guarantee(one)
     grid_rows = one[(one["table"] == "grid") & (one["data"] == "pima")]
     bound = grid_rows["md"].min() + delta_term(TINY["n_train"], sc.DELTA)
     assert guarantee.loc["Pima", "bound"] == pytest.approx(bound)
-    assert guarantee.loc["Pima", "covered"] == float(bound >= grid_rows.loc[
-        grid_rows["md"].idxmin(), "test_soft_loss"])
+    assert guarantee.loc["Pima", "covered"] == float(
+        bound >= grid_rows.loc[grid_rows["md"].idxmin(), "test_soft_loss"]
+    )
     assert set(sc.summary(one)) >= {"Mean regret over the oracle", "Cost per split"}

@@ -74,6 +74,10 @@ def region_summary(P, true_index, significance, strict=True) -> dict:
     regions = conformal.predict_set(P, significance, strict=strict)
     idx = _check_truth(regions, true_index)
     size = regions.sum(axis=1)
-    return {"error": float(np.mean(~regions[np.arange(idx.size), idx])),
-            "size": float(np.mean(size)), "empty": float(np.mean(size == 0)),
-            "single": float(np.mean(size == 1)), "multiple": float(np.mean(size > 1))}
+    return {
+        "error": float(np.mean(~regions[np.arange(idx.size), idx])),
+        "size": float(np.mean(size)),
+        "empty": float(np.mean(size == 0)),
+        "single": float(np.mean(size == 1)),
+        "multiple": float(np.mean(size > 1)),
+    }

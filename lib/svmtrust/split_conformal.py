@@ -102,8 +102,16 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         Strangeness (D) of the calibration examples under their own labels.
     """
 
-    def __init__(self, kernel=rbf_kernel, C=1.0, calibration_size=1 / 3, mondrian=False,
-                 convention="conformal", seed=0, solver="libsvm"):
+    def __init__(
+        self,
+        kernel=rbf_kernel,
+        C=1.0,
+        calibration_size=1 / 3,
+        mondrian=False,
+        convention="conformal",
+        seed=0,
+        solver="libsvm",
+    ):
         self.kernel = kernel
         self.C = C
         self.calibration_size = calibration_size
@@ -142,15 +150,17 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         self.calibration_index_, self.proper_index_ = order[:q], order[q:]
         proper = codes[self.proper_index_]
         if np.unique(proper).size != self.classes_.size:
-            raise ClassLeftOut("y: every class needs an example in the proper training set; "
-                             f"the split with seed {self.seed} leaves a class out")
+            raise ClassLeftOut(
+                "y: every class needs an example in the proper training set; "
+                f"the split with seed {self.seed} leaves a class out"
+            )
         self.X_proper_ = X[self.proper_index_]
         K = check_array(self.kernel(self.X_proper_, self.X_proper_), "kernel", ndim=2)
         self.svms_ = fit_one_vs_rest(K, proper, self.classes_.size, self.C, self.solver)
         self.calibration_codes_ = codes[self.calibration_index_]
         self.calibration_scores_ = own_class_strangeness(
-            self._distances(X[self.calibration_index_]), self.calibration_codes_,
-            self.classes_.size)
+            self._distances(X[self.calibration_index_]), self.calibration_codes_, self.classes_.size
+        )
         return self
 
     def _distances(self, X) -> np.ndarray:
@@ -166,10 +176,12 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         X = check_test_data(self, X)
         values = self._distances(X)
         n_classes = self.classes_.size
-        return np.column_stack([
-            own_class_strangeness(values, np.full(X.shape[0], c), n_classes)
-            for c in range(n_classes)
-        ])
+        return np.column_stack(
+            [
+                own_class_strangeness(values, np.full(X.shape[0], c), n_classes)
+                for c in range(n_classes)
+            ]
+        )
 
     def predict_p(self, X) -> np.ndarray:
         """p-values of every candidate label, shape (m, n_classes): eq. (S), or Hardoon et al.'s.
@@ -190,8 +202,10 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
             if self.mondrian:
                 old = old[self.calibration_codes_ == c]
                 if old.size == 0:
-                    raise ValueError(f"y: class {self.classes_[c]!r} has no calibration example,"
-                                     " so its Mondrian p-value is undefined")
+                    raise ValueError(
+                        f"y: class {self.classes_[c]!r} has no calibration example,"
+                        " so its Mondrian p-value is undefined"
+                    )
             P[:, c] = conformal.p_values(old, scores[:, c], include_new=include_new)
         return P
 
@@ -203,5 +217,6 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         ndarray of bool, shape (m, n_classes)
         """
         significance = check_significance(significance)
-        return conformal.predict_set(self.predict_p(X), significance,
-                                     strict=self.convention == "conformal")
+        return conformal.predict_set(
+            self.predict_p(X), significance, strict=self.convention == "conformal"
+        )

@@ -90,8 +90,10 @@ def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list
     K = check_kernel_matrix(K, "K", full=False)
     n_classes = check_integer(n_classes, "n_classes", low=2)
     codes = check_indices(codes, "codes", n_classes, size=K.shape[0])
-    return [fit_svm(K, _problem_signs(codes, c, n_classes), C, solver, check_kernel=False)
-            for c in _problems(n_classes)]
+    return [
+        fit_svm(K, _problem_signs(codes, c, n_classes), C, solver, check_kernel=False)
+        for c in _problems(n_classes)
+    ]
 
 
 def kkt_margins(solution: SVMSolution, K_rows) -> np.ndarray:
@@ -143,8 +145,9 @@ def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
     n_classes = check_integer(n_classes, "n_classes", low=2)
     width = len(_problems(n_classes))
     if values.shape[1] != width:
-        raise ValueError(f"values: expected {width} columns for {n_classes} classes, "
-                         f"got {values.shape[1]}")
+        raise ValueError(
+            f"values: expected {width} columns for {n_classes} classes, got {values.shape[1]}"
+        )
     codes = check_indices(codes, "codes", n_classes, size=values.shape[0])
     if n_classes == 2:
         return np.where(codes == 1, -values[:, 0], values[:, 0])
@@ -167,10 +170,13 @@ def scaled_decisions(solutions, K_rows) -> np.ndarray:
     if not isinstance(solutions, (list, tuple)) or not solutions:
         raise ValueError(f"solutions: expected a non-empty list of SVMSolution, got {solutions!r}")
     solutions = [check_solution(s, K_rows.shape[1], name="solutions") for s in solutions]
-    return np.column_stack([
-        s.decision_function(K_rows) / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
-        for s in solutions
-    ])
+    return np.column_stack(
+        [
+            s.decision_function(K_rows)
+            / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
+            for s in solutions
+        ]
+    )
 
 
 # --------------------------------------------------------------------------- the machine
@@ -228,8 +234,9 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
         self.X_train_ = X
         self.gram_ = check_array(self.kernel(X, X), "kernel", ndim=2)
-        self.base_ = fit_one_vs_rest(self.gram_, self.codes_, self.classes_.size, self.C,
-                                     self.solver)
+        self.base_ = fit_one_vs_rest(
+            self.gram_, self.codes_, self.classes_.size, self.C, self.solver
+        )
         return self
 
     def _augmented(self, base, gram, signs) -> tuple[SVMSolution, int]:
@@ -242,9 +249,18 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         n = base.alpha.size
         if signs[n] * base.decision_function(gram[n:, :n])[0] >= 1.0 + OUTSIDE_MARGIN_TOL:
             alpha = np.r_[base.alpha, 0.0]
-            return SVMSolution(alpha=alpha, b=base.b, y=signs, C=base.C, objective=base.objective,
-                               status=base.status, solver=base.solver,
-                               support=base.support, free=base.free, bounded=base.bounded), 0
+            return SVMSolution(
+                alpha=alpha,
+                b=base.b,
+                y=signs,
+                C=base.C,
+                objective=base.objective,
+                status=base.status,
+                solver=base.solver,
+                support=base.support,
+                free=base.free,
+                bounded=base.bounded,
+            ), 0
         return fit_svm(gram, signs, self.C, self.solver, check_kernel=False), 1
 
     def bag_strangeness(self, gram, codes) -> np.ndarray:
@@ -275,8 +291,11 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         for c, base in zip(_problems(n_classes), self.base_):
             sol, solved = self._augmented(base, gram, _problem_signs(codes, c, n_classes))
             solves += solved
-            columns.append(sol.y * kkt_margins(sol, gram)
-                           / max(np.sqrt(max(sol.w_norm_squared, 0.0)), np.finfo(float).tiny))
+            columns.append(
+                sol.y
+                * kkt_margins(sol, gram)
+                / max(np.sqrt(max(sol.w_norm_squared, 0.0)), np.finfo(float).tiny)
+            )
         return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
 
     def solve(self, X) -> tuple[np.ndarray, int]:

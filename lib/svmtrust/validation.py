@@ -249,8 +249,10 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
     if mat.shape[0] != mat.shape[1]:
         raise ValueError(f"{name}: kernel matrix must be square, got shape {mat.shape}")
     if np.max(np.abs(mat)) > MAX_KERNEL:
-        raise ValueError(f"{name}: entries above {MAX_KERNEL:.0e} overflow in products of the "
-                         "kernel; scale it down")
+        raise ValueError(
+            f"{name}: entries above {MAX_KERNEL:.0e} overflow in products of the "
+            "kernel; scale it down"
+        )
     if not check_bool(full, "full"):
         return mat
     scale = max(float(np.max(np.abs(mat))), np.finfo(float).tiny)
@@ -435,8 +437,9 @@ def check_estimator_X(estimator, X, reset: bool) -> np.ndarray:
     if scipy.sparse.issparse(X):
         raise ValueError("X: sparse input is not supported; pass a dense array (X.toarray())")
     try:
-        return validate_data(estimator, X, reset=reset, dtype=np.float64,
-                             ensure_min_samples=2 if reset else 1)
+        return validate_data(
+            estimator, X, reset=reset, dtype=np.float64, ensure_min_samples=2 if reset else 1
+        )
     except TypeError as err:
         raise InputTypeError(f"X: {err}") from None
     except ValueError as err:
@@ -477,8 +480,10 @@ def check_estimator_y(y, n: int, binary: bool = False) -> tuple[np.ndarray, np.n
     except ValueError as err:
         raise ValueError(f"y: {err}") from None
     if binary and classes.size != 2:
-        raise ValueError(f"y: Only binary classification is supported; found {classes.size} "
-                         f"classes: {classes[:5].tolist()}")
+        raise ValueError(
+            f"y: Only binary classification is supported; found {classes.size} "
+            f"classes: {classes[:5].tolist()}"
+        )
     return classes, index
 
 

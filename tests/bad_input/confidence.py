@@ -6,7 +6,6 @@ import functools
 import numpy as np
 import pandas as pd
 import scipy.sparse
-
 from svmtrust import efficiency
 from svmtrust import svm_distance as sd
 from svmtrust.experiments import confidence_compared as protocol
@@ -14,7 +13,7 @@ from svmtrust.kernels import rbf_kernel
 from svmtrust.split_conformal import SplitConformalSVM, calibration_count
 from svmtrust.validation import check_callable, check_fit_data, check_test_data
 
-from ._data import K, SOL, Y, nan
+from ._data import SOL, K, Y, nan
 
 X = np.random.default_rng(1).normal(size=(12, 3))
 Y3 = np.array([0, 1, 2] * 4)
@@ -29,9 +28,20 @@ CODES = (Y > 0).astype(int)
 
 def _rows():
     """Two trial rows of one data set under one machine, as :func:`protocol.run` returns."""
-    return pd.DataFrame({"stage": "trial", "data": "breast", "machine": "Split", "trial": [0, 1],
-                         "n_train": 100, "true": [0, 1], "n_classes": 2, "p0": [0.5, 0.1],
-                         "p1": [0.2, 0.7], "seconds": 0.1})
+    return pd.DataFrame(
+        {
+            "stage": "trial",
+            "data": "breast",
+            "machine": "Split",
+            "trial": [0, 1],
+            "n_train": 100,
+            "true": [0, 1],
+            "n_classes": 2,
+            "p0": [0.5, 0.1],
+            "p1": [0.2, 0.7],
+            "seconds": 0.1,
+        }
+    )
 
 
 ROWS = _rows()
@@ -43,8 +53,10 @@ def _split(**params):
 
 DistanceTCM = sd.DistanceTCM
 #: Each machine with valid parameters for X (a split leaves 8 proper training examples).
-_MACHINES = {DIST: functools.partial(DistanceTCM, kernel=KERNEL),
-             SPLIT: functools.partial(SplitConformalSVM, kernel=KERNEL, calibration_size=4)}
+_MACHINES = {
+    DIST: functools.partial(DistanceTCM, kernel=KERNEL),
+    SPLIT: functools.partial(SplitConformalSVM, kernel=KERNEL, calibration_size=4),
+}
 FITTED_DIST = _MACHINES[DIST]().fit(X, Y3)
 FITTED_SPLIT = _MACHINES[SPLIT]().fit(X, Y3)
 
@@ -74,210 +86,525 @@ _BAD_TEST = [
     ("X 1-D", X[0]),
 ]
 
-CASES = [
-    case
-    for name, cls, fitted in ((DIST, _MACHINES[DIST], FITTED_DIST),
-                              (SPLIT, _MACHINES[SPLIT], FITTED_SPLIT))
-    for case in [
-        (f"{name}.fit", "kernel not callable", lambda c=cls: c(kernel="rbf").fit(X, Y3), "kernel"),
-        (f"{name}.fit", "C zero", lambda c=cls: c(C=0.0).fit(X, Y3), "C"),
-        (f"{name}.fit", "C a string", lambda c=cls: c(C="1").fit(X, Y3), "C"),
-        (f"{name}.fit", "solver unknown", lambda c=cls: c(solver="smo").fit(X, Y3), "solver"),
-        (f"{name}.fit", "mondrian a string", lambda c=cls: c(mondrian="no").fit(X, Y3),
-         "mondrian"),
-        (f"{name}.fit", "mondrian 1", lambda c=cls: c(mondrian=1).fit(X, Y3), "mondrian"),
-        (f"{name}.fit", "kernel returns NaN",
-         lambda c=cls: c(kernel=lambda A, B: np.full((len(A), len(B)), np.nan)).fit(X, Y3),
-         "kernel"),
-        (f"{name}.predict_p", "unfitted", lambda c=cls: c().predict_p(X), "X"),
-        (f"{name}.predict", "unfitted", lambda c=cls: c().predict(X), "X"),
-        (f"{name}.predict_set", "significance 0", lambda f=fitted: f.predict_set(X[:2], 0.0),
-         "significance"),
-        (f"{name}.predict_set", "significance 1.5", lambda f=fitted: f.predict_set(X[:2], 1.5),
-         "significance"),
-        (f"{name}.predict_set", "significance a string",
-         lambda f=fitted: f.predict_set(X[:2], "5%"), "significance"),
+CASES = (
+    [
+        case
+        for name, cls, fitted in (
+            (DIST, _MACHINES[DIST], FITTED_DIST),
+            (SPLIT, _MACHINES[SPLIT], FITTED_SPLIT),
+        )
+        for case in [
+            (
+                f"{name}.fit",
+                "kernel not callable",
+                lambda c=cls: c(kernel="rbf").fit(X, Y3),
+                "kernel",
+            ),
+            (f"{name}.fit", "C zero", lambda c=cls: c(C=0.0).fit(X, Y3), "C"),
+            (f"{name}.fit", "C a string", lambda c=cls: c(C="1").fit(X, Y3), "C"),
+            (f"{name}.fit", "solver unknown", lambda c=cls: c(solver="smo").fit(X, Y3), "solver"),
+            (
+                f"{name}.fit",
+                "mondrian a string",
+                lambda c=cls: c(mondrian="no").fit(X, Y3),
+                "mondrian",
+            ),
+            (f"{name}.fit", "mondrian 1", lambda c=cls: c(mondrian=1).fit(X, Y3), "mondrian"),
+            (
+                f"{name}.fit",
+                "kernel returns NaN",
+                lambda c=cls: c(kernel=lambda A, B: np.full((len(A), len(B)), np.nan)).fit(X, Y3),
+                "kernel",
+            ),
+            (f"{name}.predict_p", "unfitted", lambda c=cls: c().predict_p(X), "X"),
+            (f"{name}.predict", "unfitted", lambda c=cls: c().predict(X), "X"),
+            (
+                f"{name}.predict_set",
+                "significance 0",
+                lambda f=fitted: f.predict_set(X[:2], 0.0),
+                "significance",
+            ),
+            (
+                f"{name}.predict_set",
+                "significance 1.5",
+                lambda f=fitted: f.predict_set(X[:2], 1.5),
+                "significance",
+            ),
+            (
+                f"{name}.predict_set",
+                "significance a string",
+                lambda f=fitted: f.predict_set(X[:2], "5%"),
+                "significance",
+            ),
+        ]
+        + [
+            (f"{name}.fit", text, lambda c=cls, a=a, b=b: c().fit(a, b), arg)
+            for text, a, b, arg in _BAD_DATA
+        ]
+        + [
+            (f"{name}.predict_p", text, lambda f=fitted, a=a: f.predict_p(a), "X")
+            for text, a in _BAD_TEST
+        ]
     ]
-    + [(f"{name}.fit", text, lambda c=cls, a=a, b=b: c().fit(a, b), arg)
-       for text, a, b, arg in _BAD_DATA]
-    + [(f"{name}.predict_p", text, lambda f=fitted, a=a: f.predict_p(a), "X")
-       for text, a in _BAD_TEST]
-] + [
-    # DistanceTCM's own methods
-    (f"{DIST}.solve", "wrong width", lambda: FITTED_DIST.solve(X[:2, :2]), "X"),
-    (f"{DIST}.solve", "unfitted", lambda: DistanceTCM().solve(X), "X"),
-    (f"{DIST}.bag_strangeness", "gram of the training set only",
-     lambda: FITTED_DIST.bag_strangeness(GRAM[:12, :12], np.r_[FITTED_DIST.codes_, 0]), "gram"),
-    (f"{DIST}.bag_strangeness", "gram NaN",
-     lambda: FITTED_DIST.bag_strangeness(nan(GRAM), np.r_[FITTED_DIST.codes_, 0]), "gram"),
-    (f"{DIST}.bag_strangeness", "candidate label out of range",
-     lambda: FITTED_DIST.bag_strangeness(GRAM, np.r_[FITTED_DIST.codes_, 3]), "codes"),
-    (f"{DIST}.bag_strangeness", "codes too short",
-     lambda: FITTED_DIST.bag_strangeness(GRAM, FITTED_DIST.codes_), "codes"),
-    (f"{DIST}.bag_strangeness", "unfitted",
-     lambda: DistanceTCM().bag_strangeness(GRAM, np.zeros(13, int)), "gram"),
-    # SplitConformalSVM's own parameters and methods
-    (f"{SPLIT}.fit", "calibration_size 0", _split(calibration_size=0), "calibration_size"),
-    (f"{SPLIT}.fit", "calibration_size 1.0", _split(calibration_size=1.0), "calibration_size"),
-    (f"{SPLIT}.fit", "calibration_size all but one", _split(calibration_size=11),
-     "calibration_size"),
-    (f"{SPLIT}.fit", "calibration_size unknown string", _split(calibration_size="half"),
-     "calibration_size"),
-    (f"{SPLIT}.fit", "calibration_size NaN", _split(calibration_size=np.nan),
-     "calibration_size"),
-    (f"{SPLIT}.fit", "convention unknown", _split(convention="crepes"), "convention"),
-    (f"{SPLIT}.fit", "seed negative", _split(seed=-1), "seed"),
-    (f"{SPLIT}.fit", "seed a float", _split(seed=0.5), "seed"),
-    (f"{SPLIT}.fit", "seed a string", _split(seed="0"), "seed"),
-    (f"{SPLIT}.fit", "a class only in calibration",
-     lambda: SplitConformalSVM(calibration_size=2, seed=69).fit(X, np.r_[np.zeros(10), 1, 1]),
-     "y"),
-    (f"{SPLIT}.test_scores", "wrong width", lambda: FITTED_SPLIT.test_scores(X[:2, :1]), "X"),
-    (f"{SPLIT}.test_scores", "unfitted", lambda: SplitConformalSVM().test_scores(X), "X"),
-    ("svmtrust.split_conformal.calibration_count", "n a float",
-     lambda: calibration_count(10.0, 3), "n"),
-    ("svmtrust.split_conformal.calibration_count", "n too small",
-     lambda: calibration_count(2, 1), "n"),
-    ("svmtrust.split_conformal.calibration_count", "count a bool",
-     lambda: calibration_count(10, True), "calibration_size"),
-    ("svmtrust.split_conformal.calibration_count", "fraction negative",
-     lambda: calibration_count(10, -0.2), "calibration_size"),
-    ("svmtrust.split_conformal.calibration_count", "fraction rounding to zero",
-     lambda: calibration_count(10, 0.01), "calibration_size"),
-    # svm_distance's shared helpers
-    ("svmtrust.svm_distance.fit_one_vs_rest", "codes out of range",
-     lambda: sd.fit_one_vs_rest(K, CODES + 1, 2, 1.0), "codes"),
-    ("svmtrust.svm_distance.fit_one_vs_rest", "codes too short",
-     lambda: sd.fit_one_vs_rest(K, CODES[:-1], 2, 1.0), "codes"),
-    ("svmtrust.svm_distance.fit_one_vs_rest", "one class",
-     lambda: sd.fit_one_vs_rest(K, CODES, 1, 1.0), "n_classes"),
-    ("svmtrust.svm_distance.fit_one_vs_rest", "K not square",
-     lambda: sd.fit_one_vs_rest(K[:, :4], CODES, 2, 1.0), "K"),
-    ("svmtrust.svm_distance.fit_one_vs_rest", "K NaN",
-     lambda: sd.fit_one_vs_rest(nan(K), CODES, 2, 1.0), "K"),
-    ("svmtrust.svm_distance.fit_one_vs_rest", "C negative",
-     lambda: sd.fit_one_vs_rest(K, CODES, 2, -1.0), "C"),
-    ("svmtrust.svm_distance.fit_one_vs_rest", "solver unknown",
-     lambda: sd.fit_one_vs_rest(K, CODES, 2, 1.0, solver="smo"), "solver"),
-    ("svmtrust.svm_distance.kkt_margins", "solution a dict",
-     lambda: sd.kkt_margins({"alpha": SOL.alpha}, K), "solution"),
-    ("svmtrust.svm_distance.kkt_margins", "K_rows of other size",
-     lambda: sd.kkt_margins(SOL, K[:4, :4]), "solution"),
-    ("svmtrust.svm_distance.kkt_margins", "K_rows not square",
-     lambda: sd.kkt_margins(SOL, K[:, :4]), "K_rows"),
-    ("svmtrust.svm_distance.kkt_margins", "K_rows NaN",
-     lambda: sd.kkt_margins(SOL, nan(K)), "K_rows"),
-    ("svmtrust.svm_distance.own_class_strangeness", "values 1-D",
-     lambda: sd.own_class_strangeness(np.ones(4), np.zeros(4, int), 2), "values"),
-    ("svmtrust.svm_distance.own_class_strangeness", "values too narrow for 3 classes",
-     lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4, int), 3), "values"),
-    ("svmtrust.svm_distance.own_class_strangeness", "codes out of range",
-     lambda: sd.own_class_strangeness(np.ones((4, 3)), np.full(4, 3), 3), "codes"),
-    ("svmtrust.svm_distance.own_class_strangeness", "codes floats",
-     lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4), 2), "codes"),
-    ("svmtrust.svm_distance.own_class_strangeness", "n_classes a float",
-     lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4, int), 2.0), "n_classes"),
-    ("svmtrust.svm_distance.scaled_decisions", "solutions empty",
-     lambda: sd.scaled_decisions([], K), "solutions"),
-    ("svmtrust.svm_distance.scaled_decisions", "solutions one SVMSolution, not a list",
-     lambda: sd.scaled_decisions(SOL, K), "solutions"),
-    ("svmtrust.svm_distance.scaled_decisions", "K_rows of other width",
-     lambda: sd.scaled_decisions([SOL], K[:, :4]), "solutions"),
-    ("svmtrust.svm_distance.scaled_decisions", "K_rows NaN",
-     lambda: sd.scaled_decisions([SOL], nan(K)), "K_rows"),
-    # the checks shared by both machines
-    ("svmtrust.validation.check_callable", "a string", lambda: check_callable("rbf", "kernel"),
-     "kernel"),
-    ("svmtrust.validation.check_callable", "None", lambda: check_callable(None, "func"), "func"),
-    ("svmtrust.validation.check_fit_data", "y a single class",
-     lambda: check_fit_data(SplitConformalSVM(), X, np.ones(12)), "y"),
-    ("svmtrust.validation.check_fit_data", "X 3-D",
-     lambda: check_fit_data(SplitConformalSVM(), X[:, :, None], Y3), "X"),
-    ("svmtrust.validation.check_test_data", "unfitted",
-     lambda: check_test_data(SplitConformalSVM(), X), "X"),
-    ("svmtrust.validation.check_test_data", "wrong width",
-     lambda: check_test_data(FITTED_SPLIT, X[:, :2]), "X"),
-    # efficiency
-    (EFF + "observed_fuzziness", "P above 1",
-     lambda: efficiency.observed_fuzziness(P2 * 3, [0, 1]), "P"),
-    (EFF + "observed_fuzziness", "P NaN", lambda: efficiency.observed_fuzziness(nan(P2), [0, 1]),
-     "P"),
-    (EFF + "observed_fuzziness", "true_index out of range",
-     lambda: efficiency.observed_fuzziness(P2, [0, 2]), "true_index"),
-    (EFF + "observed_fuzziness", "true_index floats",
-     lambda: efficiency.observed_fuzziness(P2, [0.0, 1.0]), "true_index"),
-    (EFF + "observed_fuzziness", "true_index too short",
-     lambda: efficiency.observed_fuzziness(P2, [0]), "true_index"),
-    (EFF + "region_summary", "significance 0",
-     lambda: efficiency.region_summary(P2, [0, 1], 0.0), "significance"),
-    (EFF + "region_summary", "strict a string",
-     lambda: efficiency.region_summary(P2, [0, 1], 0.1, strict="no"), "strict"),
-    (EFF + "region_summary", "true_index negative",
-     lambda: efficiency.region_summary(P2, [0, -1], 0.1), "true_index"),
-    (EFF + "region_summary", "P 1-D", lambda: efficiency.region_summary(P2[0], [0], 0.1), "P"),
-    # the protocol: data and machines
-    (P + "load", "unknown data set", lambda: protocol.load("usps"), "name"),
-    (P + "svm_params", "unknown data set", lambda: protocol.svm_params("usps"), "name"),
-    (P + "machines", "gamma zero", lambda: protocol.machines(0.0, 1.0, 0), "gamma"),
-    (P + "machines", "gamma NaN", lambda: protocol.machines(np.nan, 1.0, 0), "gamma"),
-    (P + "machines", "C negative", lambda: protocol.machines(1.0, -1.0, 0), "C"),
-    (P + "machines", "seed negative", lambda: protocol.machines(1.0, 1.0, -1), "seed"),
-    (P + "draw", "unknown data set",
-     lambda: protocol.draw("usps", 10, 1, np.random.default_rng(0)), "name"),
-    (P + "draw", "n_train one", lambda: protocol.draw("breast", 1, 1, np.random.default_rng(0)),
-     "n_train"),
-    (P + "draw", "n_test zero", lambda: protocol.draw("breast", 10, 0, np.random.default_rng(0)),
-     "n_test"),
-    (P + "draw", "more examples than the data set",
-     lambda: protocol.draw("breast", 600, 200, np.random.default_rng(0)), "n_test"),
-    (P + "draw", "rng a seed", lambda: protocol.draw("breast", 10, 1, 0), "rng"),
-    (P + "fit_split", "model not a split machine",
-     lambda: protocol.fit_split(DistanceTCM(), X, Y3), "model"),
-    (P + "fit_split", "NaN in X",
-     lambda: protocol.fit_split(SplitConformalSVM(), nan(X), Y3), "X"),
-    (P + "evaluate", "unknown data set",
-     lambda: protocol.evaluate("usps", np.arange(10), np.arange(10, 11), 0), "name"),
-    (P + "evaluate", "train positions out of range",
-     lambda: protocol.evaluate("breast", np.arange(10) + 10**6, np.arange(10, 11), 0), "train"),
-    (P + "evaluate", "test positions floats",
-     lambda: protocol.evaluate("breast", np.arange(10), np.array([10.0]), 0), "test"),
-    (P + "evaluate", "seed a float",
-     lambda: protocol.evaluate("breast", np.arange(10), np.arange(10, 11), 0.5), "seed"),
-    (P + "run", "unknown scale", lambda: protocol.run(scale="huge"), "scale"),
-    (P + "run", "seed negative", lambda: protocol.run(seed=-1), "seed"),
-    (P + "run", "seed a string", lambda: protocol.run(seed="0"), "seed"),
-    (P + "run", "n_jobs zero", lambda: protocol.run(n_jobs=0), "n_jobs"),
-    # the protocol: tables
-    (P + "band", "trials zero", lambda: protocol.band(0, 0.1), "trials"),
-    (P + "band", "eps 1", lambda: protocol.band(100, 1.0), "eps"),
-    (P + "band", "trials a float", lambda: protocol.band(100.0, 0.1), "trials"),
-] + [
-    case
-    for func in ("validity", "efficiency", "summary", "forced")
-    for case in [
-        (P + func, "rows not a table", lambda f=func: getattr(protocol, f)([1]), "rows"),
-        (P + func, "rows empty", lambda f=func: getattr(protocol, f)(ROWS.iloc[:0]), "rows"),
-        (P + func, "rows without columns",
-         lambda f=func: getattr(protocol, f)(ROWS[["data", "p0"]]), "rows"),
+    + [
+        # DistanceTCM's own methods
+        (f"{DIST}.solve", "wrong width", lambda: FITTED_DIST.solve(X[:2, :2]), "X"),
+        (f"{DIST}.solve", "unfitted", lambda: DistanceTCM().solve(X), "X"),
+        (
+            f"{DIST}.bag_strangeness",
+            "gram of the training set only",
+            lambda: FITTED_DIST.bag_strangeness(GRAM[:12, :12], np.r_[FITTED_DIST.codes_, 0]),
+            "gram",
+        ),
+        (
+            f"{DIST}.bag_strangeness",
+            "gram NaN",
+            lambda: FITTED_DIST.bag_strangeness(nan(GRAM), np.r_[FITTED_DIST.codes_, 0]),
+            "gram",
+        ),
+        (
+            f"{DIST}.bag_strangeness",
+            "candidate label out of range",
+            lambda: FITTED_DIST.bag_strangeness(GRAM, np.r_[FITTED_DIST.codes_, 3]),
+            "codes",
+        ),
+        (
+            f"{DIST}.bag_strangeness",
+            "codes too short",
+            lambda: FITTED_DIST.bag_strangeness(GRAM, FITTED_DIST.codes_),
+            "codes",
+        ),
+        (
+            f"{DIST}.bag_strangeness",
+            "unfitted",
+            lambda: DistanceTCM().bag_strangeness(GRAM, np.zeros(13, int)),
+            "gram",
+        ),
+        # SplitConformalSVM's own parameters and methods
+        (f"{SPLIT}.fit", "calibration_size 0", _split(calibration_size=0), "calibration_size"),
+        (f"{SPLIT}.fit", "calibration_size 1.0", _split(calibration_size=1.0), "calibration_size"),
+        (
+            f"{SPLIT}.fit",
+            "calibration_size all but one",
+            _split(calibration_size=11),
+            "calibration_size",
+        ),
+        (
+            f"{SPLIT}.fit",
+            "calibration_size unknown string",
+            _split(calibration_size="half"),
+            "calibration_size",
+        ),
+        (
+            f"{SPLIT}.fit",
+            "calibration_size NaN",
+            _split(calibration_size=np.nan),
+            "calibration_size",
+        ),
+        (f"{SPLIT}.fit", "convention unknown", _split(convention="crepes"), "convention"),
+        (f"{SPLIT}.fit", "seed negative", _split(seed=-1), "seed"),
+        (f"{SPLIT}.fit", "seed a float", _split(seed=0.5), "seed"),
+        (f"{SPLIT}.fit", "seed a string", _split(seed="0"), "seed"),
+        (
+            f"{SPLIT}.fit",
+            "a class only in calibration",
+            lambda: SplitConformalSVM(calibration_size=2, seed=69).fit(
+                X, np.r_[np.zeros(10), 1, 1]
+            ),
+            "y",
+        ),
+        (f"{SPLIT}.test_scores", "wrong width", lambda: FITTED_SPLIT.test_scores(X[:2, :1]), "X"),
+        (f"{SPLIT}.test_scores", "unfitted", lambda: SplitConformalSVM().test_scores(X), "X"),
+        (
+            "svmtrust.split_conformal.calibration_count",
+            "n a float",
+            lambda: calibration_count(10.0, 3),
+            "n",
+        ),
+        (
+            "svmtrust.split_conformal.calibration_count",
+            "n too small",
+            lambda: calibration_count(2, 1),
+            "n",
+        ),
+        (
+            "svmtrust.split_conformal.calibration_count",
+            "count a bool",
+            lambda: calibration_count(10, True),
+            "calibration_size",
+        ),
+        (
+            "svmtrust.split_conformal.calibration_count",
+            "fraction negative",
+            lambda: calibration_count(10, -0.2),
+            "calibration_size",
+        ),
+        (
+            "svmtrust.split_conformal.calibration_count",
+            "fraction rounding to zero",
+            lambda: calibration_count(10, 0.01),
+            "calibration_size",
+        ),
+        # svm_distance's shared helpers
+        (
+            "svmtrust.svm_distance.fit_one_vs_rest",
+            "codes out of range",
+            lambda: sd.fit_one_vs_rest(K, CODES + 1, 2, 1.0),
+            "codes",
+        ),
+        (
+            "svmtrust.svm_distance.fit_one_vs_rest",
+            "codes too short",
+            lambda: sd.fit_one_vs_rest(K, CODES[:-1], 2, 1.0),
+            "codes",
+        ),
+        (
+            "svmtrust.svm_distance.fit_one_vs_rest",
+            "one class",
+            lambda: sd.fit_one_vs_rest(K, CODES, 1, 1.0),
+            "n_classes",
+        ),
+        (
+            "svmtrust.svm_distance.fit_one_vs_rest",
+            "K not square",
+            lambda: sd.fit_one_vs_rest(K[:, :4], CODES, 2, 1.0),
+            "K",
+        ),
+        (
+            "svmtrust.svm_distance.fit_one_vs_rest",
+            "K NaN",
+            lambda: sd.fit_one_vs_rest(nan(K), CODES, 2, 1.0),
+            "K",
+        ),
+        (
+            "svmtrust.svm_distance.fit_one_vs_rest",
+            "C negative",
+            lambda: sd.fit_one_vs_rest(K, CODES, 2, -1.0),
+            "C",
+        ),
+        (
+            "svmtrust.svm_distance.fit_one_vs_rest",
+            "solver unknown",
+            lambda: sd.fit_one_vs_rest(K, CODES, 2, 1.0, solver="smo"),
+            "solver",
+        ),
+        (
+            "svmtrust.svm_distance.kkt_margins",
+            "solution a dict",
+            lambda: sd.kkt_margins({"alpha": SOL.alpha}, K),
+            "solution",
+        ),
+        (
+            "svmtrust.svm_distance.kkt_margins",
+            "K_rows of other size",
+            lambda: sd.kkt_margins(SOL, K[:4, :4]),
+            "solution",
+        ),
+        (
+            "svmtrust.svm_distance.kkt_margins",
+            "K_rows not square",
+            lambda: sd.kkt_margins(SOL, K[:, :4]),
+            "K_rows",
+        ),
+        (
+            "svmtrust.svm_distance.kkt_margins",
+            "K_rows NaN",
+            lambda: sd.kkt_margins(SOL, nan(K)),
+            "K_rows",
+        ),
+        (
+            "svmtrust.svm_distance.own_class_strangeness",
+            "values 1-D",
+            lambda: sd.own_class_strangeness(np.ones(4), np.zeros(4, int), 2),
+            "values",
+        ),
+        (
+            "svmtrust.svm_distance.own_class_strangeness",
+            "values too narrow for 3 classes",
+            lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4, int), 3),
+            "values",
+        ),
+        (
+            "svmtrust.svm_distance.own_class_strangeness",
+            "codes out of range",
+            lambda: sd.own_class_strangeness(np.ones((4, 3)), np.full(4, 3), 3),
+            "codes",
+        ),
+        (
+            "svmtrust.svm_distance.own_class_strangeness",
+            "codes floats",
+            lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4), 2),
+            "codes",
+        ),
+        (
+            "svmtrust.svm_distance.own_class_strangeness",
+            "n_classes a float",
+            lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4, int), 2.0),
+            "n_classes",
+        ),
+        (
+            "svmtrust.svm_distance.scaled_decisions",
+            "solutions empty",
+            lambda: sd.scaled_decisions([], K),
+            "solutions",
+        ),
+        (
+            "svmtrust.svm_distance.scaled_decisions",
+            "solutions one SVMSolution, not a list",
+            lambda: sd.scaled_decisions(SOL, K),
+            "solutions",
+        ),
+        (
+            "svmtrust.svm_distance.scaled_decisions",
+            "K_rows of other width",
+            lambda: sd.scaled_decisions([SOL], K[:, :4]),
+            "solutions",
+        ),
+        (
+            "svmtrust.svm_distance.scaled_decisions",
+            "K_rows NaN",
+            lambda: sd.scaled_decisions([SOL], nan(K)),
+            "K_rows",
+        ),
+        # the checks shared by both machines
+        (
+            "svmtrust.validation.check_callable",
+            "a string",
+            lambda: check_callable("rbf", "kernel"),
+            "kernel",
+        ),
+        (
+            "svmtrust.validation.check_callable",
+            "None",
+            lambda: check_callable(None, "func"),
+            "func",
+        ),
+        (
+            "svmtrust.validation.check_fit_data",
+            "y a single class",
+            lambda: check_fit_data(SplitConformalSVM(), X, np.ones(12)),
+            "y",
+        ),
+        (
+            "svmtrust.validation.check_fit_data",
+            "X 3-D",
+            lambda: check_fit_data(SplitConformalSVM(), X[:, :, None], Y3),
+            "X",
+        ),
+        (
+            "svmtrust.validation.check_test_data",
+            "unfitted",
+            lambda: check_test_data(SplitConformalSVM(), X),
+            "X",
+        ),
+        (
+            "svmtrust.validation.check_test_data",
+            "wrong width",
+            lambda: check_test_data(FITTED_SPLIT, X[:, :2]),
+            "X",
+        ),
+        # efficiency
+        (
+            EFF + "observed_fuzziness",
+            "P above 1",
+            lambda: efficiency.observed_fuzziness(P2 * 3, [0, 1]),
+            "P",
+        ),
+        (
+            EFF + "observed_fuzziness",
+            "P NaN",
+            lambda: efficiency.observed_fuzziness(nan(P2), [0, 1]),
+            "P",
+        ),
+        (
+            EFF + "observed_fuzziness",
+            "true_index out of range",
+            lambda: efficiency.observed_fuzziness(P2, [0, 2]),
+            "true_index",
+        ),
+        (
+            EFF + "observed_fuzziness",
+            "true_index floats",
+            lambda: efficiency.observed_fuzziness(P2, [0.0, 1.0]),
+            "true_index",
+        ),
+        (
+            EFF + "observed_fuzziness",
+            "true_index too short",
+            lambda: efficiency.observed_fuzziness(P2, [0]),
+            "true_index",
+        ),
+        (
+            EFF + "region_summary",
+            "significance 0",
+            lambda: efficiency.region_summary(P2, [0, 1], 0.0),
+            "significance",
+        ),
+        (
+            EFF + "region_summary",
+            "strict a string",
+            lambda: efficiency.region_summary(P2, [0, 1], 0.1, strict="no"),
+            "strict",
+        ),
+        (
+            EFF + "region_summary",
+            "true_index negative",
+            lambda: efficiency.region_summary(P2, [0, -1], 0.1),
+            "true_index",
+        ),
+        (EFF + "region_summary", "P 1-D", lambda: efficiency.region_summary(P2[0], [0], 0.1), "P"),
+        # the protocol: data and machines
+        (P + "load", "unknown data set", lambda: protocol.load("usps"), "name"),
+        (P + "svm_params", "unknown data set", lambda: protocol.svm_params("usps"), "name"),
+        (P + "machines", "gamma zero", lambda: protocol.machines(0.0, 1.0, 0), "gamma"),
+        (P + "machines", "gamma NaN", lambda: protocol.machines(np.nan, 1.0, 0), "gamma"),
+        (P + "machines", "C negative", lambda: protocol.machines(1.0, -1.0, 0), "C"),
+        (P + "machines", "seed negative", lambda: protocol.machines(1.0, 1.0, -1), "seed"),
+        (
+            P + "draw",
+            "unknown data set",
+            lambda: protocol.draw("usps", 10, 1, np.random.default_rng(0)),
+            "name",
+        ),
+        (
+            P + "draw",
+            "n_train one",
+            lambda: protocol.draw("breast", 1, 1, np.random.default_rng(0)),
+            "n_train",
+        ),
+        (
+            P + "draw",
+            "n_test zero",
+            lambda: protocol.draw("breast", 10, 0, np.random.default_rng(0)),
+            "n_test",
+        ),
+        (
+            P + "draw",
+            "more examples than the data set",
+            lambda: protocol.draw("breast", 600, 200, np.random.default_rng(0)),
+            "n_test",
+        ),
+        (P + "draw", "rng a seed", lambda: protocol.draw("breast", 10, 1, 0), "rng"),
+        (
+            P + "fit_split",
+            "model not a split machine",
+            lambda: protocol.fit_split(DistanceTCM(), X, Y3),
+            "model",
+        ),
+        (
+            P + "fit_split",
+            "NaN in X",
+            lambda: protocol.fit_split(SplitConformalSVM(), nan(X), Y3),
+            "X",
+        ),
+        (
+            P + "evaluate",
+            "unknown data set",
+            lambda: protocol.evaluate("usps", np.arange(10), np.arange(10, 11), 0),
+            "name",
+        ),
+        (
+            P + "evaluate",
+            "train positions out of range",
+            lambda: protocol.evaluate("breast", np.arange(10) + 10**6, np.arange(10, 11), 0),
+            "train",
+        ),
+        (
+            P + "evaluate",
+            "test positions floats",
+            lambda: protocol.evaluate("breast", np.arange(10), np.array([10.0]), 0),
+            "test",
+        ),
+        (
+            P + "evaluate",
+            "seed a float",
+            lambda: protocol.evaluate("breast", np.arange(10), np.arange(10, 11), 0.5),
+            "seed",
+        ),
+        (P + "run", "unknown scale", lambda: protocol.run(scale="huge"), "scale"),
+        (P + "run", "seed negative", lambda: protocol.run(seed=-1), "seed"),
+        (P + "run", "seed a string", lambda: protocol.run(seed="0"), "seed"),
+        (P + "run", "n_jobs zero", lambda: protocol.run(n_jobs=0), "n_jobs"),
+        # the protocol: tables
+        (P + "band", "trials zero", lambda: protocol.band(0, 0.1), "trials"),
+        (P + "band", "eps 1", lambda: protocol.band(100, 1.0), "eps"),
+        (P + "band", "trials a float", lambda: protocol.band(100.0, 0.1), "trials"),
     ]
-] + [
-    (P + "validity", "no trial rows", lambda: protocol.validity(ROWS.assign(stage="cost")), "rows"),
-    (P + "efficiency", "stage unknown", lambda: protocol.efficiency(ROWS, stage="test"), "stage"),
-    (P + "efficiency", "no row of the stage", lambda: protocol.efficiency(ROWS, stage="cost"),
-     "rows"),
-    (P + "efficiency", "significance 0", lambda: protocol.efficiency(ROWS, significance=0.0),
-     "significance"),
-    (P + "curves", "rows not a table", lambda: protocol.curves(None, [0.1]), "rows"),
-    (P + "curves", "significance 1 in the grid", lambda: protocol.curves(ROWS, [0.1, 1.0]),
-     "significances"),
-    (P + "curves", "significances a string", lambda: protocol.curves(ROWS, "0.1"),
-     "significances"),
-    (P + "fuzziness_differences", "rows not a table",
-     lambda: protocol.fuzziness_differences("rows", [("Split", "Split")]), "rows"),
-    (P + "fuzziness_differences", "machine not in rows",
-     lambda: protocol.fuzziness_differences(ROWS, [("Split", "TSVM")]), "pairs"),
-    (P + "fuzziness_differences", "no pair", lambda: protocol.fuzziness_differences(ROWS, []),
-     "pairs"),
-    (P + "fuzziness_differences", "a pair of three",
-     lambda: protocol.fuzziness_differences(ROWS, [("Split", "Split", "Split")]), "pairs"),
-]
+    + [
+        case
+        for func in ("validity", "efficiency", "summary", "forced")
+        for case in [
+            (P + func, "rows not a table", lambda f=func: getattr(protocol, f)([1]), "rows"),
+            (P + func, "rows empty", lambda f=func: getattr(protocol, f)(ROWS.iloc[:0]), "rows"),
+            (
+                P + func,
+                "rows without columns",
+                lambda f=func: getattr(protocol, f)(ROWS[["data", "p0"]]),
+                "rows",
+            ),
+        ]
+    ]
+    + [
+        (
+            P + "validity",
+            "no trial rows",
+            lambda: protocol.validity(ROWS.assign(stage="cost")),
+            "rows",
+        ),
+        (
+            P + "efficiency",
+            "stage unknown",
+            lambda: protocol.efficiency(ROWS, stage="test"),
+            "stage",
+        ),
+        (
+            P + "efficiency",
+            "no row of the stage",
+            lambda: protocol.efficiency(ROWS, stage="cost"),
+            "rows",
+        ),
+        (
+            P + "efficiency",
+            "significance 0",
+            lambda: protocol.efficiency(ROWS, significance=0.0),
+            "significance",
+        ),
+        (P + "curves", "rows not a table", lambda: protocol.curves(None, [0.1]), "rows"),
+        (
+            P + "curves",
+            "significance 1 in the grid",
+            lambda: protocol.curves(ROWS, [0.1, 1.0]),
+            "significances",
+        ),
+        (
+            P + "curves",
+            "significances a string",
+            lambda: protocol.curves(ROWS, "0.1"),
+            "significances",
+        ),
+        (
+            P + "fuzziness_differences",
+            "rows not a table",
+            lambda: protocol.fuzziness_differences("rows", [("Split", "Split")]),
+            "rows",
+        ),
+        (
+            P + "fuzziness_differences",
+            "machine not in rows",
+            lambda: protocol.fuzziness_differences(ROWS, [("Split", "TSVM")]),
+            "pairs",
+        ),
+        (
+            P + "fuzziness_differences",
+            "no pair",
+            lambda: protocol.fuzziness_differences(ROWS, []),
+            "pairs",
+        ),
+        (
+            P + "fuzziness_differences",
+            "a pair of three",
+            lambda: protocol.fuzziness_differences(ROWS, [("Split", "Split", "Split")]),
+            "pairs",
+        ),
+    ]
+)

@@ -4,7 +4,6 @@ arguments (``k``, ``n``, ``alpha``, error matrices, ranks, critical differences)
 
 import numpy as np
 import pandas as pd
-
 from svmtrust.experiments import selection_compared as sc
 
 M = "svmtrust.experiments.selection_compared."
@@ -12,14 +11,32 @@ RNG = np.random.default_rng(0)
 
 #: A results table of :func:`run` in miniature: one grid row and one choice row per criterion
 #: and the oracle (values made up).
-_GRID = {"table": "grid", "data": "pima", "split": 0, "n_train": 80, "gamma": 0.5, "C": 1.0,
-         "test_error": 0.2, "test_soft_loss": 0.5, "md_sd": 0.0,
-         **{c: 0.3 for c in sc.CURVES}}
-_CHOICE = {"table": "choice", "data": "pima", "split": 0, "error": 0.2, "regret": 0.0,
-           "tau": 0.5, "hit": 1.0, "trainings": 9, "other_solves": 0, "seconds": 1.0,
-           "relative_time": 9.0}
-RESULTS = pd.DataFrame([_GRID] + [{**_CHOICE, "criterion": c}
-                                  for c in (*sc.CRITERIA, "oracle")])
+_GRID = {
+    "table": "grid",
+    "data": "pima",
+    "split": 0,
+    "n_train": 80,
+    "gamma": 0.5,
+    "C": 1.0,
+    "test_error": 0.2,
+    "test_soft_loss": 0.5,
+    "md_sd": 0.0,
+    **{c: 0.3 for c in sc.CURVES},
+}
+_CHOICE = {
+    "table": "choice",
+    "data": "pima",
+    "split": 0,
+    "error": 0.2,
+    "regret": 0.0,
+    "tau": 0.5,
+    "hit": 1.0,
+    "trainings": 9,
+    "other_solves": 0,
+    "seconds": 1.0,
+    "relative_time": 9.0,
+}
+RESULTS = pd.DataFrame([_GRID] + [{**_CHOICE, "criterion": c} for c in (*sc.CRITERIA, "oracle")])
 #: Tables that are not a results table of :func:`run`: not a table, empty, of another chapter,
 #: without choice rows, missing a criterion, naming an unknown criterion or data set.
 _BAD_RESULTS = {
@@ -32,8 +49,17 @@ _BAD_RESULTS = {
     "results with an unknown criterion": RESULTS.replace({"span": "magic"}),
     "results with an unknown data set": RESULTS.replace({"pima": "iris"}),
 }
-_TABLES = {name: getattr(sc, name) for name in (
-    "regret_table", "error_table", "tracking_table", "cost_table", "error_matrix", "summary")}
+_TABLES = {
+    name: getattr(sc, name)
+    for name in (
+        "regret_table",
+        "error_table",
+        "tracking_table",
+        "cost_table",
+        "error_matrix",
+        "summary",
+    )
+}
 _ERRORS = pd.DataFrame(np.arange(12.0).reshape(4, 3) % 5, columns=["a", "b", "c"])
 _RANKS = pd.Series([1.0, 2.0, 3.0], index=["a", "b", "c"])
 
@@ -52,11 +78,14 @@ CASES = [
     (M + "grid", "n_features zero", lambda: sc.grid("book", 0), "n_features"),
     (M + "grid", "n_features a float", lambda: sc.grid("book", 2.5), "n_features"),
     (M + "draw_split", "name unknown", lambda: sc.draw_split("iris", 80, 2, RNG), "name"),
-    (M + "draw_split", "n_train a float", lambda: sc.draw_split("pima", 80.0, 2, RNG),
-     "n_train"),
+    (M + "draw_split", "n_train a float", lambda: sc.draw_split("pima", 80.0, 2, RNG), "n_train"),
     (M + "draw_split", "n_train odd", lambda: sc.draw_split("pima", 81, 2, RNG), "n_train"),
-    (M + "draw_split", "n_train whole data", lambda: sc.draw_split("pima", 10**6, 2, RNG),
-     "n_train"),
+    (
+        M + "draw_split",
+        "n_train whole data",
+        lambda: sc.draw_split("pima", 10**6, 2, RNG),
+        "n_train",
+    ),
     (M + "draw_split", "shuffles zero", lambda: sc.draw_split("pima", 80, 0, RNG), "shuffles"),
     (M + "draw_split", "rng a seed", lambda: sc.draw_split("pima", 80, 2, 0), "rng"),
     (M + "draw_split", "rng None", lambda: sc.draw_split("pima", 80, 2, None), "rng"),
@@ -66,8 +95,7 @@ CASES = [
     (M + "split_data", "split a float", lambda: sc.split_data("pima", 1.0), "split"),
     (M + "split_data", "seed negative", lambda: sc.split_data("pima", 0, seed=-1), "seed"),
     (M + "split_data", "seed a string", lambda: sc.split_data("pima", 0, seed="0"), "seed"),
-    (M + "split_data", "scale unknown", lambda: sc.split_data("pima", 0, scale="huge"),
-     "scale"),
+    (M + "split_data", "scale unknown", lambda: sc.split_data("pima", 0, scale="huge"), "scale"),
     (M + "run", "scale unknown", lambda: sc.run(scale="huge"), "scale"),
     (M + "run", "seed negative", lambda: sc.run(seed=-1), "seed"),
     (M + "run", "seed a float", lambda: sc.run(seed=0.5), "seed"),
@@ -81,36 +109,62 @@ CASES = [
     (M + "critical_difference", "n zero", lambda: sc.critical_difference(3, 0), "n"),
     (M + "critical_difference", "n a float", lambda: sc.critical_difference(3, 10.0), "n"),
     (M + "critical_difference", "k one", lambda: sc.critical_difference(1, 10), "k"),
-    (M + "critical_difference", "alpha NaN",
-     lambda: sc.critical_difference(3, 10, np.nan), "alpha"),
+    (
+        M + "critical_difference",
+        "alpha NaN",
+        lambda: sc.critical_difference(3, 10, np.nan),
+        "alpha",
+    ),
     (M + "friedman", "errors an array", lambda: sc.friedman(_ERRORS.to_numpy()), "errors"),
     (M + "friedman", "errors empty", lambda: sc.friedman(_ERRORS.iloc[:0]), "errors"),
     (M + "friedman", "errors with NaN", lambda: sc.friedman(_nan_errors()), "errors"),
     (M + "friedman", "two criteria", lambda: sc.friedman(_ERRORS[["a", "b"]]), "errors"),
-    (M + "friedman", "errors strings", lambda: sc.friedman(_ERRORS.astype(str) + "x"),
-     "errors"),
+    (M + "friedman", "errors strings", lambda: sc.friedman(_ERRORS.astype(str) + "x"), "errors"),
     (M + "friedman", "alpha one", lambda: sc.friedman(_ERRORS, 1.0), "alpha"),
     (M + "cd_groups", "ranks a list", lambda: sc.cd_groups([1.0, 2.0], 1.0), "ranks"),
-    (M + "cd_groups", "ranks with NaN",
-     lambda: sc.cd_groups(_RANKS.replace({2.0: np.nan}), 1.0), "ranks"),
+    (
+        M + "cd_groups",
+        "ranks with NaN",
+        lambda: sc.cd_groups(_RANKS.replace({2.0: np.nan}), 1.0),
+        "ranks",
+    ),
     (M + "cd_groups", "cd negative", lambda: sc.cd_groups(_RANKS, -1.0), "cd"),
     (M + "cd_groups", "cd NaN", lambda: sc.cd_groups(_RANKS, np.nan), "cd"),
     (M + "cd_groups", "cd a string", lambda: sc.cd_groups(_RANKS, "1"), "cd"),
     (M + "curves_by_grid", "name unknown", lambda: sc.curves_by_grid(RESULTS, "iris"), "name"),
     (M + "curves_by_grid", "results None", lambda: sc.curves_by_grid(None, "pima"), "results"),
-    (M + "curves_by_grid", "results of another chapter",
-     lambda: sc.curves_by_grid(_BAD_RESULTS["results of another chapter"], "pima"),
-     "results"),
-    (M + "curves_by_grid", "results without grid rows",
-     lambda: sc.curves_by_grid(RESULTS.iloc[1:], "pima"), "results"),
+    (
+        M + "curves_by_grid",
+        "results of another chapter",
+        lambda: sc.curves_by_grid(_BAD_RESULTS["results of another chapter"], "pima"),
+        "results",
+    ),
+    (
+        M + "curves_by_grid",
+        "results without grid rows",
+        lambda: sc.curves_by_grid(RESULTS.iloc[1:], "pima"),
+        "results",
+    ),
     (M + "md_guarantee", "results None", lambda: sc.md_guarantee(None), "results"),
     (M + "md_guarantee", "results empty", lambda: sc.md_guarantee(RESULTS.iloc[:0]), "results"),
-    (M + "md_guarantee", "results of another chapter",
-     lambda: sc.md_guarantee(_BAD_RESULTS["results of another chapter"]), "results"),
-    (M + "md_guarantee", "results without grid rows",
-     lambda: sc.md_guarantee(RESULTS.iloc[1:]), "results"),
-    (M + "md_guarantee", "results with an unknown data set",
-     lambda: sc.md_guarantee(_BAD_RESULTS["results with an unknown data set"]), "results"),
+    (
+        M + "md_guarantee",
+        "results of another chapter",
+        lambda: sc.md_guarantee(_BAD_RESULTS["results of another chapter"]),
+        "results",
+    ),
+    (
+        M + "md_guarantee",
+        "results without grid rows",
+        lambda: sc.md_guarantee(RESULTS.iloc[1:]),
+        "results",
+    ),
+    (
+        M + "md_guarantee",
+        "results with an unknown data set",
+        lambda: sc.md_guarantee(_BAD_RESULTS["results with an unknown data set"]),
+        "results",
+    ),
 ] + [
     (M + name, description, lambda f=func, r=bad: f(r), "results")
     for name, func in _TABLES.items()

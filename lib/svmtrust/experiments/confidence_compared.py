@@ -68,8 +68,16 @@ DATASETS = ("breast", "pima", "segment", "satimage")
 #: How the chapter names them.
 NAMES = {"breast": "Breast cancer", "pima": "Pima", "segment": "Segment", "satimage": "Satellite"}
 
-MACHINES = ("TSVM", "TSVM Mondrian", "TCM-NN", "Distance TCM", "Distance TCM Mondrian",
-            "Hardoon", "Split", "Split Mondrian")
+MACHINES = (
+    "TSVM",
+    "TSVM Mondrian",
+    "TCM-NN",
+    "Distance TCM",
+    "Distance TCM Mondrian",
+    "Hardoon",
+    "Split",
+    "Split Mondrian",
+)
 
 #: Machines whose regions keep ``p >= eps`` (Hardoon et al.'s Definition 3.1); the others ``p > eps``.
 NON_STRICT = ("Hardoon",)
@@ -91,11 +99,18 @@ BAND_LEVEL = 1e-3
 
 #: Training size, trials per data set, and the cost stage's sizes and test examples.
 SETTINGS = {
-    "book": {"n_train": 100, "trials": {"breast": 80, "pima": 80, "segment": 30, "satimage": 30},
-             "cost_sizes": (50, 100, 200), "cost_tests": 2},
-    "paper": {"n_train": 100, "trials": {"breast": 1000, "pima": 1000, "segment": 600,
-                                         "satimage": 600},
-              "cost_sizes": (100, 200, 400, 800, 1600), "cost_tests": 3},
+    "book": {
+        "n_train": 100,
+        "trials": {"breast": 80, "pima": 80, "segment": 30, "satimage": 30},
+        "cost_sizes": (50, 100, 200),
+        "cost_tests": 2,
+    },
+    "paper": {
+        "n_train": 100,
+        "trials": {"breast": 1000, "pima": 1000, "segment": 600, "satimage": 600},
+        "cost_sizes": (100, 200, 400, 800, 1600),
+        "cost_tests": 3,
+    },
 }
 
 
@@ -129,8 +144,9 @@ def machines(gamma: float, C: float, seed: int) -> dict:
         "TCM-NN": TCMNearestNeighbours(k=1),
         "Distance TCM": DistanceTCM(kernel=kernel, C=C),
         "Distance TCM Mondrian": DistanceTCM(kernel=kernel, C=C, mondrian=True),
-        "Hardoon": SplitConformalSVM(kernel=kernel, C=C, calibration_size="hardoon",
-                                     convention="hardoon", seed=seed),
+        "Hardoon": SplitConformalSVM(
+            kernel=kernel, C=C, calibration_size="hardoon", convention="hardoon", seed=seed
+        ),
         "Split": SplitConformalSVM(kernel=kernel, C=C, seed=seed),
         "Split Mondrian": SplitConformalSVM(kernel=kernel, C=C, mondrian=True, seed=seed),
     }
@@ -148,8 +164,10 @@ def draw(name: str, n_train: int, n_test: int, rng: np.random.Generator):
     while True:
         pick = rng.choice(y.size, n_train + n_test, replace=False)
         train = pick[:n_train]
-        if np.all(np.isin(classes, y[train])) and min(
-                np.sum(y[train] == c) for c in classes) >= MIN_PER_CLASS:
+        if (
+            np.all(np.isin(classes, y[train]))
+            and min(np.sum(y[train] == c) for c in classes) >= MIN_PER_CLASS
+        ):
             return train, pick[n_train:], redraws
         redraws += 1
 
@@ -187,15 +205,28 @@ def evaluate(name: str, train, test, seed: int) -> list[dict]:
         else:
             retries = 0
             model.fit(X[train], y[train])
-        P, solves = model.solve(X[test]) if isinstance(model, DistanceTCM) else (
-            model.predict_p(X[test]), np.nan)
+        P, solves = (
+            model.solve(X[test])
+            if isinstance(model, DistanceTCM)
+            else (model.predict_p(X[test]), np.nan)
+        )
         seconds = (time.perf_counter() - start) / len(test)
         for j in range(len(test)):
             p = {f"p{c}": (P[j, c] if c < classes.size else np.nan) for c in range(MAX_CLASSES)}
-            rows.append({"data": name, "machine": machine, "n_train": len(train), "test": j,
-                         "true": int(true[j]), "n_classes": classes.size, **p,
-                         "seconds": seconds, "solves": solves / len(test),
-                         "split_retries": retries})
+            rows.append(
+                {
+                    "data": name,
+                    "machine": machine,
+                    "n_train": len(train),
+                    "test": j,
+                    "true": int(true[j]),
+                    "n_classes": classes.size,
+                    **p,
+                    "seconds": seconds,
+                    "solves": solves / len(test),
+                    "split_retries": retries,
+                }
+            )
     return rows
 
 
@@ -232,12 +263,17 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
     cfg = SETTINGS[scale]
-    tasks = [("trial", name, t, cfg["n_train"], 1)
-             for name in DATASETS for t in range(cfg["trials"][name])]
-    tasks += [("cost", "satimage", i, n, cfg["cost_tests"])
-              for i, n in enumerate(cfg["cost_sizes"])]
-    results = parallel_map(_task, tasks, seed=seed, n_jobs=n_jobs,
-                           desc="confidence machines", progress=progress)
+    tasks = [
+        ("trial", name, t, cfg["n_train"], 1)
+        for name in DATASETS
+        for t in range(cfg["trials"][name])
+    ]
+    tasks += [
+        ("cost", "satimage", i, n, cfg["cost_tests"]) for i, n in enumerate(cfg["cost_sizes"])
+    ]
+    results = parallel_map(
+        _task, tasks, seed=seed, n_jobs=n_jobs, desc="confidence machines", progress=progress
+    )
     return pd.DataFrame([row for rows in results for row in rows])
 
 
@@ -300,8 +336,10 @@ def validity(rows: pd.DataFrame) -> pd.DataFrame:
 def band(trials: int, eps: float) -> tuple[int, int]:
     """Two-sided :data:`BAND_LEVEL` band of a Binomial(``trials``, ``eps``) error count."""
     trials, eps = check_integer(trials, "trials"), check_significance(eps, "eps")
-    return (int(binom.ppf(BAND_LEVEL / 2, trials, eps)),
-            int(binom.ppf(1 - BAND_LEVEL / 2, trials, eps)))
+    return (
+        int(binom.ppf(BAND_LEVEL / 2, trials, eps)),
+        int(binom.ppf(1 - BAND_LEVEL / 2, trials, eps)),
+    )
 
 
 def efficiency(rows: pd.DataFrame, stage: str = "trial", significance: float = 0.1) -> pd.DataFrame:
@@ -323,20 +361,29 @@ def efficiency(rows: pd.DataFrame, stage: str = "trial", significance: float = 0
         P, true = _p_matrix(group), group["true"].to_numpy()
         regions = region_summary(P, true, significance, strict=_strict(machine))
         label, confidence, credibility = conformal.confidence_credibility(P)
-        out.append({"data": name, "n_train": n, "machine": machine,
-                    **{k: regions[k] for k in ("size", "empty", "single", "multiple")},
-                    "OF": observed_fuzziness(P, true), "accuracy": float(np.mean(label == true)),
-                    "confidence": float(np.mean(confidence)),
-                    "credibility": float(np.mean(credibility)),
-                    "seconds": float(group["seconds"].mean())})
+        out.append(
+            {
+                "data": name,
+                "n_train": n,
+                "machine": machine,
+                **{k: regions[k] for k in ("size", "empty", "single", "multiple")},
+                "OF": observed_fuzziness(P, true),
+                "accuracy": float(np.mean(label == true)),
+                "confidence": float(np.mean(confidence)),
+                "credibility": float(np.mean(credibility)),
+                "seconds": float(group["seconds"].mean()),
+            }
+        )
     return pd.DataFrame(out).set_index(["data", "n_train", "machine"])
 
 
 def summary(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables: validity, efficiency at eps = 0.1, cost against training size."""
-    return {"Validity (errors of one test example per training set)": validity(rows),
-            "Efficiency at eps = 0.1": efficiency(rows).round(3),
-            "Cost per test example and efficiency, Satellite": efficiency(rows, "cost").round(3)}
+    return {
+        "Validity (errors of one test example per training set)": validity(rows),
+        "Efficiency at eps = 0.1": efficiency(rows).round(3),
+        "Cost per test example and efficiency, Satellite": efficiency(rows, "cost").round(3),
+    }
 
 
 def curves(rows: pd.DataFrame, significances) -> pd.DataFrame:
@@ -352,9 +399,16 @@ def curves(rows: pd.DataFrame, significances) -> pd.DataFrame:
         P, true = _p_matrix(group), group["true"].to_numpy()
         for eps in significances:
             regions = region_summary(P, true, eps, strict=_strict(machine))
-            out.append({"data": name, "machine": machine, "significance": eps,
-                        "error": regions["error"], "size": regions["size"],
-                        "trials": len(group)})
+            out.append(
+                {
+                    "data": name,
+                    "machine": machine,
+                    "significance": eps,
+                    "error": regions["error"],
+                    "size": regions["size"],
+                    "trials": len(group),
+                }
+            )
     return pd.DataFrame(out)
 
 
@@ -365,9 +419,17 @@ def forced(rows: pd.DataFrame) -> pd.DataFrame:
     parts = []
     for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
         label, confidence, credibility = conformal.confidence_credibility(_p_matrix(group))
-        parts.append(pd.DataFrame({"data": name, "machine": machine,
-                                   "correct": label == group["true"].to_numpy(),
-                                   "confidence": confidence, "credibility": credibility}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "data": name,
+                    "machine": machine,
+                    "correct": label == group["true"].to_numpy(),
+                    "confidence": confidence,
+                    "credibility": credibility,
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -382,15 +444,26 @@ def fuzziness_differences(rows: pd.DataFrame, pairs) -> pd.DataFrame:
     trials = _trial_rows(rows)
     present = set(trials["machine"])
     pairs = list(pairs)
-    if not pairs or any(not isinstance(pair, (tuple, list)) or len(pair) != 2
-                         or not set(pair) <= present for pair in pairs):
-        raise ValueError(f"pairs: expected pairs of machines among {sorted(present)}, got {pairs!r}")
+    if not pairs or any(
+        not isinstance(pair, (tuple, list)) or len(pair) != 2 or not set(pair) <= present
+        for pair in pairs
+    ):
+        raise ValueError(
+            f"pairs: expected pairs of machines among {sorted(present)}, got {pairs!r}"
+        )
     parts = []
     for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
         P, true = _p_matrix(group), group["true"].to_numpy()
-        parts.append(pd.DataFrame({"data": name, "machine": machine,
-                                   "trial": group["trial"].to_numpy(),
-                                   "of": P.sum(axis=1) - P[np.arange(true.size), true]}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "data": name,
+                    "machine": machine,
+                    "trial": group["trial"].to_numpy(),
+                    "of": P.sum(axis=1) - P[np.arange(true.size), true],
+                }
+            )
+        )
     wide = pd.concat(parts).pivot_table(index=["data", "trial"], columns="machine", values="of")
     out = []
     for a, b in pairs:

@@ -45,12 +45,22 @@ from threadpoolctl import threadpool_limits
 from .. import datasets
 from ..discrepancy import delta_term, envelope_lower_bound, flipped_labels, represent, soft_loss
 from ..kernels import rbf_kernel
-from ..nonconformity_selection import (CrossValidationSelector, NonconformityModelSelector,
-                                       TestMarginSelector)
+from ..nonconformity_selection import (
+    CrossValidationSelector,
+    NonconformityModelSelector,
+    TestMarginSelector,
+)
 from ..span import leave_one_out, radius_squared, rescaled_radius_margin_bound, span_rule_loo
 from ..svm import fit_svm
-from ..validation import (check_array, check_choice, check_integer, check_positive, check_rng,
-                          check_significance, check_table)
+from ..validation import (
+    check_array,
+    check_choice,
+    check_integer,
+    check_positive,
+    check_rng,
+    check_significance,
+    check_table,
+)
 from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 from .nonconformity_selection import minmax_scale
 
@@ -58,21 +68,32 @@ from .nonconformity_selection import minmax_scale
 DATASETS = ("breast", "postal", "pima", "ionosphere", "bupa")
 
 #: How the chapter names them.
-DATA_NAMES = {"breast": "Breast cancer", "postal": "Postal 0-4 vs 5-9", "pima": "Pima",
-              "ionosphere": "Ionosphere", "bupa": "Bupa"}
+DATA_NAMES = {
+    "breast": "Breast cancer",
+    "postal": "Postal 0-4 vs 5-9",
+    "pima": "Pima",
+    "ionosphere": "Ionosphere",
+    "bupa": "Bupa",
+}
 
 #: Criteria with a value at every grid point (their curve), as columns of the grid rows.
 CURVES = ("span", "radius_margin", "rescaled", "md", "cv10", "loo")
 
 #: Every criterion compared, in the chapter's order; the oracle is the floor, not a criterion.
-CRITERIA = ("span", "radius_margin", "rescaled", "md", "nonconformity", "svm_linf", "cv10",
-            "loo")
+CRITERIA = ("span", "radius_margin", "rescaled", "md", "nonconformity", "svm_linf", "cv10", "loo")
 
 #: How the chapter names them.
-CRITERION_NAMES = {"span": "span rule", "radius_margin": "radius-margin",
-                   "rescaled": "rescaled R-M", "md": "MD bound", "nonconformity": "nonconformity",
-                   "svm_linf": "SVM-L_inf", "cv10": "10-fold CV", "loo": "exact LOO",
-                   "oracle": "oracle"}
+CRITERION_NAMES = {
+    "span": "span rule",
+    "radius_margin": "radius-margin",
+    "rescaled": "rescaled R-M",
+    "md": "MD bound",
+    "nonconformity": "nonconformity",
+    "svm_linf": "SVM-L_inf",
+    "cv10": "10-fold CV",
+    "loo": "exact LOO",
+    "oracle": "oracle",
+}
 
 #: Folds of the cross-validation criterion.
 CV_FOLDS = 10
@@ -84,15 +105,33 @@ DELTA = 0.05
 #: (``gamma = 2^k / d`` for ``k`` in ``log2_gamma_d`` with ``d`` features scaled to [0, 1];
 #: ``C = 2^c`` for ``c`` in ``log2_C``) and the MD shuffles.
 SETTINGS = {
-    "book": {"n_train": 80, "splits": 2, "log2_gamma_d": (-1, 1, 3), "log2_C": (-1, 2, 5),
-             "shuffles": 2},
-    "paper": {"n_train": 200, "splits": 20, "log2_gamma_d": (-1, 1, 3, 5),
-              "log2_C": (-1, 2, 5, 8), "shuffles": 3},
+    "book": {
+        "n_train": 80,
+        "splits": 2,
+        "log2_gamma_d": (-1, 1, 3),
+        "log2_C": (-1, 2, 5),
+        "shuffles": 2,
+    },
+    "paper": {
+        "n_train": 200,
+        "splits": 20,
+        "log2_gamma_d": (-1, 1, 3, 5),
+        "log2_C": (-1, 2, 5, 8),
+        "shuffles": 3,
+    },
 }
 
 #: Columns that hold wall-clock times (they differ between runs; everything else is exact).
-TIME_COLUMNS = ("seconds", "relative_time", "time_train", "time_span", "time_loo",
-                "time_radius", "time_rescaled", "time_md")
+TIME_COLUMNS = (
+    "seconds",
+    "relative_time",
+    "time_train",
+    "time_span",
+    "time_loo",
+    "time_radius",
+    "time_rescaled",
+    "time_md",
+)
 
 
 # --------------------------------------------------------------------------- data and splits
@@ -114,8 +153,10 @@ def grid(scale: str, n_features: int) -> tuple[tuple, tuple]:
 
 def _grid(cfg: dict, n_features: int) -> tuple[tuple, tuple]:
     """``(gammas, Cs)`` of the settings ``cfg`` (an entry of :data:`SETTINGS`)."""
-    return (tuple(2.0**k / n_features for k in cfg["log2_gamma_d"]),
-            tuple(2.0**c for c in cfg["log2_C"]))
+    return (
+        tuple(2.0**k / n_features for k in cfg["log2_gamma_d"]),
+        tuple(2.0**c for c in cfg["log2_C"]),
+    )
 
 
 def _task_index(name: str, split: int, scale: str) -> int:
@@ -140,8 +181,9 @@ def draw_split(name: str, n_train: int, shuffles: int, rng: np.random.Generator)
     X, y = load(name)
     n_train = check_integer(n_train, "n_train", 2, len(y) - 1)
     if n_train % 2:
-        raise ValueError(f"n_train: must be even (the MD bound flips half the labels), "
-                         f"got {n_train}")
+        raise ValueError(
+            f"n_train: must be even (the MD bound flips half the labels), got {n_train}"
+        )
     shuffles, rng = check_integer(shuffles, "shuffles"), check_rng(rng)
     order = rng.permutation(len(y))
     train, test = order[:n_train], order[n_train:]
@@ -149,8 +191,14 @@ def draw_split(name: str, n_train: int, shuffles: int, rng: np.random.Generator)
         raise ValueError(f"n_train: each class needs {CV_FOLDS} training examples")
     X_train, X_test = minmax_scale(X[train], X[test])
     flips = [flipped_labels(y[train], rng) for _ in range(shuffles)]
-    return {"X_train": X_train, "y_train": y[train], "X_test": X_test, "y_test": y[test],
-            "flips": flips, "seed": int(rng.integers(2**31 - 1))}
+    return {
+        "X_train": X_train,
+        "y_train": y[train],
+        "X_test": X_test,
+        "y_test": y[test],
+        "flips": flips,
+        "seed": int(rng.integers(2**31 - 1)),
+    }
 
 
 def split_data(name: str, split: int, seed: int = 0, scale: str = "paper") -> dict:
@@ -163,11 +211,16 @@ def split_data(name: str, split: int, seed: int = 0, scale: str = "paper") -> di
 # --------------------------------------------------------------------------- one split
 
 
-def _timed(func):
-    """Run ``func()``; return its result and its wall-clock time in seconds."""
+def _timed(func, *args):
+    """Run ``func(*args)``; return its result and its wall-clock time in seconds."""
     start = time.perf_counter()
-    result = func()
+    result = func(*args)
     return result, time.perf_counter() - start
+
+
+def _fit_predict(selector, X, y, X_test) -> np.ndarray:
+    """``selector.fit(X, y).predict(X_test)``."""
+    return selector.fit(X, y).predict(X_test)
 
 
 def _md_bound(rep, y, flips, sol, K) -> tuple[float, float]:
@@ -198,13 +251,22 @@ def _grid_point(K, y, K_test, y_test, C, R2, rep, flips) -> dict:
     (md, md_sd), t_md = _timed(lambda: _md_bound(rep, y, flips, sol, K))
     values = sol.decision_function(K_test)
     return {
-        "C": C, "test_error": float(np.mean(np.where(values > 0, 1, -1) != y_test)),
+        "C": C,
+        "test_error": float(np.mean(np.where(values > 0, 1, -1) != y_test)),
         "test_soft_loss": float(np.mean(soft_loss(y_test * values))),
-        "span": span, "loo": float(np.mean(loo.errors)),
-        "radius_margin": R2 * sol.w_norm_squared / len(y), "rescaled": rescaled,
-        "md": md, "md_sd": md_sd, "n_sv": int(sol.support.size), "loo_retrained": loo.retrained,
-        "time_train": t_train, "time_span": t_span, "time_loo": t_loo,
-        "time_rescaled": t_rescaled, "time_md": t_md,
+        "span": span,
+        "loo": float(np.mean(loo.errors)),
+        "radius_margin": R2 * sol.w_norm_squared / len(y),
+        "rescaled": rescaled,
+        "md": md,
+        "md_sd": md_sd,
+        "n_sv": int(sol.support.size),
+        "loo_retrained": loo.retrained,
+        "time_train": t_train,
+        "time_span": t_span,
+        "time_loo": t_loo,
+        "time_rescaled": t_rescaled,
+        "time_md": t_md,
     }
 
 
@@ -227,8 +289,8 @@ def _evaluate_grid(data: dict, gammas, Cs) -> pd.DataFrame:
     for gamma in gammas:
         kernel = partial(rbf_kernel, gamma=gamma)
         K, K_test = kernel(X, X), kernel(X_test, X)
-        R2, t_radius = _timed(lambda: radius_squared(K))
-        rep, t_rep = _timed(lambda: represent(X, kernel))
+        R2, t_radius = _timed(radius_squared, K)
+        rep, t_rep = _timed(represent, X, kernel)
         for C in Cs:
             row = _grid_point(K, y, K_test, y_test, C, R2, rep, data["flips"])
             row["time_radius"] = t_radius / len(Cs)
@@ -250,15 +312,19 @@ def _evaluate_selectors(data: dict, gammas, Cs) -> dict:
         ``cv_seconds``; ``nonconformity_error``, ``nonconformity_seconds``, ``svm_linf_error``,
         ``svm_linf_seconds``.
     """
-    X, y, X_test, y_test, seed = (data[k] for k in ("X_train", "y_train", "X_test", "y_test",
-                                                    "seed"))
-    cv, t_cv = _timed(lambda: CrossValidationSelector(gammas, Cs, folds=CV_FOLDS, seed=seed)
-                      .fit(X, y))
+    X, y, X_test, y_test, seed = (
+        data[k] for k in ("X_train", "y_train", "X_test", "y_test", "seed")
+    )
+    cv, t_cv = _timed(
+        lambda: CrossValidationSelector(gammas, Cs, folds=CV_FOLDS, seed=seed).fit(X, y)
+    )
     choice = gammas.index(cv.best_gamma_) * len(Cs) + Cs.index(cv.best_C_)
     out = {"cv_errors": cv.cv_errors_.ravel() / len(y), "cv_choice": choice, "cv_seconds": t_cv}
-    for name, selector in (("nonconformity", NonconformityModelSelector(gammas, Cs, seed=seed)),
-                           ("svm_linf", TestMarginSelector(gammas, Cs, seed=seed))):
-        pred, seconds = _timed(lambda: selector.fit(X, y).predict(X_test))
+    for name, selector in (
+        ("nonconformity", NonconformityModelSelector(gammas, Cs, seed=seed)),
+        ("svm_linf", TestMarginSelector(gammas, Cs, seed=seed)),
+    ):
+        pred, seconds = _timed(_fit_predict, selector, X, y, X_test)
         out[f"{name}_error"], out[f"{name}_seconds"] = float(np.mean(pred != y_test)), seconds
     return out
 
@@ -313,15 +379,27 @@ def _choices(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> li
         row = {"criterion": name, "gamma": np.nan, "C": np.nan, "tau": np.nan, "hit": np.nan}
         if name in picks:
             k = picks[name]
-            row.update(gamma=curve["gamma"].iloc[k], C=curve["C"].iloc[k], error=errors[k],
-                       hit=float(errors[k] == oracle))
+            row.update(
+                gamma=curve["gamma"].iloc[k],
+                C=curve["C"].iloc[k],
+                error=errors[k],
+                hit=float(errors[k] == oracle),
+            )
             if name in curves:
                 row["tau"] = _kendall_tau(curves[name], errors)
         else:
             row["error"] = sel[f"{name}_error"]
-        rows.append({**row, "oracle_error": oracle, "regret": row["error"] - oracle,
-                     "trainings": trainings, "other_solves": other, "seconds": seconds,
-                     "relative_time": seconds / one_training})
+        rows.append(
+            {
+                **row,
+                "oracle_error": oracle,
+                "regret": row["error"] - oracle,
+                "trainings": trainings,
+                "other_solves": other,
+                "seconds": seconds,
+                "relative_time": seconds / one_training,
+            }
+        )
     return rows
 
 
@@ -339,14 +417,18 @@ def _task(task, rng) -> list[dict]:
     name, split, cfg = task
     data = draw_split(name, cfg["n_train"], cfg["shuffles"], rng)
     curve, picks = _evaluate_split(data, *_grid(cfg, data["X_train"].shape[1]))
-    base = {"data": name, "split": split, "n_train": len(data["y_train"]),
-            "n_test": len(data["y_test"])}
-    return ([{"table": "grid", **base, **row} for row in curve.to_dict("records")]
-            + [{"table": "choice", **base, **row} for row in picks])
+    base = {
+        "data": name,
+        "split": split,
+        "n_train": len(data["y_train"]),
+        "n_test": len(data["y_test"]),
+    }
+    return [{"table": "grid", **base, **row} for row in curve.to_dict("records")] + [
+        {"table": "choice", **base, **row} for row in picks
+    ]
 
 
-def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True
-        ) -> pd.DataFrame:
+def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
     """Every criterion on every split of every data set of :data:`DATASETS`.
 
     Parameters
@@ -372,8 +454,7 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
     cfg = SETTINGS[scale]
     tasks = [(name, split, cfg) for name in DATASETS for split in range(cfg["splits"])]
-    results = parallel_map(_task, tasks, seed=seed, n_jobs=n_jobs, desc="splits",
-                           progress=progress)
+    results = parallel_map(_task, tasks, seed=seed, n_jobs=n_jobs, desc="splits", progress=progress)
     return pd.DataFrame([row for rows in results for row in rows])
 
 
@@ -459,8 +540,9 @@ def error_matrix(results: pd.DataFrame) -> pd.DataFrame:
     """Test errors as blocks (data set, split) by criteria: the input of :func:`friedman`."""
     rows = _choice_rows(results, ("error",))
     rows = rows[rows["criterion"].isin(CRITERIA)]
-    return rows.pivot_table(index=["data", "split"], columns="criterion",
-                            values="error")[list(CRITERIA)]
+    return rows.pivot_table(index=["data", "split"], columns="criterion", values="error")[
+        list(CRITERIA)
+    ]
 
 
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
@@ -501,9 +583,13 @@ def friedman(errors: pd.DataFrame, alpha: float = 0.05) -> dict:
     alpha = check_significance(alpha, "alpha")
     test = stats.friedmanchisquare(*values.T)
     ranks = pd.Series(stats.rankdata(values, axis=1).mean(axis=0), index=errors.columns)
-    return {"statistic": float(test.statistic), "p_value": float(test.pvalue), "ranks": ranks,
-            "cd": critical_difference(values.shape[1], values.shape[0], alpha),
-            "n_blocks": values.shape[0]}
+    return {
+        "statistic": float(test.statistic),
+        "p_value": float(test.pvalue),
+        "ranks": ranks,
+        "cd": critical_difference(values.shape[1], values.shape[0], alpha),
+        "n_blocks": values.shape[0],
+    }
 
 
 def cd_groups(ranks: pd.Series, cd: float) -> list[tuple[str, ...]]:
@@ -544,16 +630,21 @@ def md_guarantee(results: pd.DataFrame) -> pd.DataFrame:
     Columns: ``bound`` (with the delta term of eq. (5), ``delta = DELTA``), ``test_soft_loss``,
     ``test_error``, ``covered`` (share of splits where the bound exceeds the test soft loss).
     """
-    grid_rows = _rows(results, "grid", ("split", "md", "n_train", "test_soft_loss",
-                                         "test_error"))
+    grid_rows = _rows(results, "grid", ("split", "md", "n_train", "test_soft_loss", "test_error"))
     out = []
-    for (name, split), rows in grid_rows.groupby(["data", "split"], sort=False):
+    for (name, _), rows in grid_rows.groupby(["data", "split"], sort=False):
         k = _first_minimum(rows["md"])
         best = rows.iloc[k]
         bound = best["md"] + delta_term(int(best["n_train"]), DELTA)
-        out.append({"data": name, "bound": bound, "test_soft_loss": best["test_soft_loss"],
-                    "test_error": best["test_error"],
-                    "covered": float(bound >= best["test_soft_loss"])})
+        out.append(
+            {
+                "data": name,
+                "bound": bound,
+                "test_soft_loss": best["test_soft_loss"],
+                "test_error": best["test_error"],
+                "covered": float(bound >= best["test_soft_loss"]),
+            }
+        )
     table = pd.DataFrame(out).groupby("data", sort=False).mean()
     table.index = [DATA_NAMES[n] for n in table.index]
     return table
@@ -561,7 +652,9 @@ def md_guarantee(results: pd.DataFrame) -> pd.DataFrame:
 
 def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The chapter's tables: mean regret, test error, tracking and cost."""
-    return {"Mean regret over the oracle": regret_table(results),
-            "Test error of the choice (mean +- sd)": error_table(results),
-            "Kendall tau with the test error, hit rate": tracking_table(results),
-            "Cost per split": cost_table(results)}
+    return {
+        "Mean regret over the oracle": regret_table(results),
+        "Test error of the choice (mean +- sd)": error_table(results),
+        "Kendall tau with the test error, hit rate": tracking_table(results),
+        "Cost per split": cost_table(results),
+    }
