@@ -36,3 +36,23 @@ def test_bibtex_entries_match_citation_cff():
     assert f"version = {{{version}}}" in entry
     assert f"year    = {{{released[:4]}}}" in entry
     assert released in entry and cff["title"] in entry
+
+
+def test_bibliography_parses_and_every_cited_key_is_in_it():
+    """references.bib is valid BibTeX (a brace lost in a merge fails here, not in the build)
+    and every key a chapter cites with {cite}, {cite:t} or {cite:p} (less the prefix of the
+    chapter's own bibliography) is one of its entries."""
+    import pybtex.database
+
+    keys = set(pybtex.database.parse_file(ROOT / "book" / "references.bib").entries)
+    cited = set()
+    for path in sorted((ROOT / "book").glob("*.*")):
+        if path.suffix in (".md", ".ipynb"):
+            text = path.read_text(encoding="utf-8")
+            # A chapter's own bibliography may give its keys a prefix (":keyprefix: cc-").
+            prefixes = re.findall(r":keyprefix: ([a-z]+-)", text)
+            for group in re.findall(r"\{cite(?::[tp])?\}`([^`]+)`", text):
+                for key in (key.strip() for key in group.split(",")):
+                    cited.add(next((key[len(p) :] for p in prefixes if key.startswith(p)), key))
+    assert cited, "no citation found: the pattern is wrong"
+    assert sorted(cited - keys) == []
