@@ -55,7 +55,9 @@ def test_core_needs_no_extra():
 
 
 def test_package_docstring_names_every_module():
-    modules = {p.stem for p in LIB.glob("*.py") if p.stem != "__init__"} | {"experiments"}
+    """Every public module (the API reference documents each one it names); a private module,
+    such as the TCM-NN fast backend, is reached through a public one."""
+    modules = {p.stem for p in LIB.glob("*.py") if not p.stem.startswith("_")} | {"experiments"}
     named = set(re.findall(r":mod:`~svmtrust\.(\w+)`", svmtrust.__doc__))
     assert modules == named, modules ^ named
 

@@ -13,7 +13,7 @@ One module per idea:
 - :mod:`~svmtrust.rank_sum`: the exact rank-sum p-value of several test examples (and its Monte
   Carlo check), with ties merged within the solvers' accuracy.
 - :mod:`~svmtrust.tcm_nn`: Proedrou et al. 2002, the transductive confidence machine with
-  nearest neighbours; :mod:`~svmtrust._tcm_nn_fast`, private, is its optional fast backend
+  nearest neighbours; the private module ``svmtrust._tcm_nn_fast`` is its optional fast backend
   (``algorithm="fast"``).
 - :mod:`~svmtrust.svm_distance`: the SVM's distance to its hyperplane as strangeness, and the
   full transductive machine on it (the proposal of Proedrou et al. 2002).
