@@ -1,5 +1,7 @@
 """Bad input to svmtrust.datasets and svmtrust.keel: names, sizes, subsets, tables, labels."""
 
+import inspect
+
 import numpy as np
 import pandas as pd
 from svmtrust import datasets, keel
@@ -8,29 +10,16 @@ D = "svmtrust.datasets"
 K = "svmtrust.keel"
 TABLE = pd.DataFrame({0: [1.0, 2.0], 1: ["a", "b"], 2: ["p", "n"]})
 
-#: Public names with no argument a caller could get wrong (the records, and the loaders that
-#: take no argument: ``load(name, **kwargs)`` refuses arguments they do not take). The lead adds
-#: them to the driver's ``NO_INPUT`` at the merge.
+#: Public names with no argument a caller could get wrong: the records, and the loaders whose
+#: signature is empty (``load(name, **kwargs)`` refuses arguments they do not take), read from
+#: the module so that a new loader cannot be forgotten here.
 NO_INPUT = {
     f"{D}.Provenance": "a record built by the loaders",
     f"{D}.Dataset": "a record built by the loaders",
     **{
         f"{D}.{name}": "takes no argument"
-        for name in (
-            "load_optdigits",
-            "load_mnist_01",
-            "load_breast_cancer_ljubljana",
-            "load_votes",
-            "load_credit",
-            "load_pima",
-            "load_breastw",
-            "load_ionosphere",
-            "load_bupa",
-            "load_glass_hardoon",
-            "load_haberman_hardoon",
-            "load_satimage",
-            "load_segment",
-        )
+        for name in datasets.__all__
+        if name.startswith("load_") and not inspect.signature(getattr(datasets, name)).parameters
     },
 }
 
