@@ -17,16 +17,15 @@ Karush-Kuhn-Tucker conditions (:func:`kkt_bias`), never from a dual variable of 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cvxpy as cp
 import numpy as np
-import scipy.sparse
-import scipy.sparse.csgraph
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from . import qp
+from .optimal_face import canonical_optimum, equality_multiplier, identical_groups
 from .qp import SolveError, kernel_factor
 from .validation import (
     check_array,
@@ -86,6 +85,10 @@ LIBSVM_MAX_ITER = 10_000_000
 #: Accuracy asked of Clarabel for the dual, :data:`svmtrust.qp.TOL` (the comment there says why).
 CLARABEL_TOL = qp.TOL
 
+#: Above a box ``C`` of this many times ``1 / mean(diag(K))``, :func:`_solve_cvxpy` measures the
+#: multipliers in units of ``C`` instead of ``1 / mean(diag(K))`` (its docstring says why).
+LARGE_BOX = 1e3
+
 SOLVERS = ("cvxpy", "libsvm")
 
 
@@ -126,8 +129,19 @@ class SVMSolution:
         machine or its load. After a fallback, the iterations libsvm spent before it.
     fallback : str
         Why a call with ``solver="libsvm"`` returned the exact solution instead of libsvm's
-        (see :func:`fit_svm`): ``"max_iter_reached"``, ``"kkt_violation"`` or ``"unbounded"``.
-        Empty when no fallback happened; count fallbacks with ``sol.fallback != ""``.
+        (see :func:`fit_svm`): ``"max_iter_reached"``, ``"kkt_violation"``, ``"unbounded"``,
+        ``"small_box"`` (the closed form for a small box) or ``"large_box"`` (the hard margin
+        within a large box). Empty when no
+        fallback happened; count fallbacks with ``sol.fallback != ""``.
+    on_margin : ndarray of int
+        Indices of the examples on the margin, ``y_i f(x_i) = 1``, whatever their multiplier:
+        the free support vectors and any example at 0 or C that lies exactly on the margin
+        (a copy of a free support vector, say). Only these multipliers could differ between
+        optima; :func:`fit_svm` returns the one of smallest norm (:mod:`svmtrust.optimal_face`).
+    exact : bool
+        True when the multipliers solve the optimality conditions to rounding (a bordered
+        linear solve on the margin, :func:`svmtrust.optimal_face.canonical_optimum`), so that
+        both solvers return the same numbers; False when they keep the solver's accuracy.
     """
 
     alpha: np.ndarray
@@ -142,6 +156,8 @@ class SVMSolution:
     bounded: np.ndarray
     n_iter: int = 0
     fallback: str = ""
+    on_margin: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    exact: bool = False
 
     @property
     def coef(self) -> np.ndarray:
@@ -232,10 +248,125 @@ def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMS
     y = check_binary_labels(y, "y", n=K.shape[0])
     C = check_C(C)
     tol = _check_tol(tol, solver)
-    if solver == "libsvm":
+    if tol is not None:
         return _fit_libsvm(K, y, C, tol)
-    alpha, status = _solve_cvxpy(K, y, C)
-    return _solution(K, y, C, alpha, status, solver)
+    if C * float(np.max(np.sum(np.abs(K), axis=1))) <= 1.0:
+        return _small_box(K, y, C, solver)
+    sol = _fit_exact(K, y, C, solver)
+    if (sol.exact and sol.bounded.size == 0) or C * _kernel_scale(K) <= LARGE_BOX:
+        return sol
+    return _hard_margin_within(K, y, C, sol)
+
+
+def _fit_exact(K, y, C, solver) -> SVMSolution:
+    """The canonical optimum through ``solver`` (libsvm with its fallback, or cvxpy)."""
+    if solver == "libsvm":
+        return _fit_libsvm(K, y, C, None)
+    return _canonical(K, _solution(K, y, C, *_solve_cvxpy(K, y, C), solver))
+
+
+def _hard_margin_within(K, y, C, sol: SVMSolution) -> SVMSolution:
+    """The hard-margin optimum when its multipliers stay within a large box ``C``, else ``sol``.
+
+    Called for a box above :data:`LARGE_BOX` when ``sol`` is inexact or has multipliers at
+    ``C``. A hard-margin optimum within the box is also the optimum for ``C`` (its KKT
+    conditions are those of the box with no multiplier at the bound). On separable data a box
+    far above the multipliers leaves the solvers nothing to measure them against: at ``C s =
+    1e10`` Clarabel's multipliers are off by 2e-7, at 1e30 libsvm and Clarabel put two at ``C``.
+    The hard margin is solved by Clarabel (whose certificate settles non-separable data at once)
+    at the multipliers' own scale; the answer then carries ``solver="cvxpy"``, and
+    ``fallback="large_box"`` when libsvm was asked for.
+    """
+    try:
+        hard = _fit_exact(K, y, np.inf, "cvxpy")
+    except SolveError:
+        return sol
+    if not hard.exact or np.max(hard.alpha) > C:
+        return sol
+    fallback = "large_box" if sol.solver == "libsvm" or sol.fallback else ""
+    hard = replace(hard, C=C, fallback=fallback, n_iter=sol.n_iter)
+    return _with_alpha(K, hard, hard.alpha, hard.on_margin, True)
+
+
+def _canonical(K, sol: SVMSolution) -> SVMSolution:
+    """The minimum-norm optimum of the optimal face through ``sol`` (:mod:`svmtrust.optimal_face`).
+
+    The dual is problem (P) of that module with ``A = diag(y) K diag(y)``, ``c = -1``,
+    ``a = y``, ``d = 0`` and ``u = C``; its reduced gradient is ``y_i f(x_i) - 1``, so the face's
+    indices are the examples on the margin.
+    """
+    face = canonical_optimum(
+        K * np.outer(sol.y, sol.y), -np.ones(sol.y.size), sol.y, 0.0, sol.C, sol.alpha
+    )
+    return _with_alpha(K, sol, face.x, face.on_face, face.exact)
+
+
+def _with_alpha(K, sol: SVMSolution, alpha, on_margin, exact) -> SVMSolution:
+    """``sol`` with the multipliers ``alpha`` (already exactly 0 or C at the bounds)."""
+    support = np.flatnonzero(alpha > 0)
+    bounded = np.flatnonzero(alpha == sol.C)
+    free = np.setdiff1d(support, bounded)
+    return replace(
+        sol,
+        alpha=alpha,
+        b=kkt_bias(K, sol.y, alpha, sol.C, free, bounded),
+        objective=dual_objective(K, sol.y, alpha),
+        support=support,
+        free=free,
+        bounded=bounded,
+        on_margin=np.asarray(on_margin, dtype=int),
+        exact=bool(exact),
+    )
+
+
+def _small_box(K, y, C, solver) -> SVMSolution:
+    """The optimum when ``C max_i sum_j |K_ij| <= 1``, from its closed form (SVM chapter).
+
+    Every ``|g_i| = |sum_j alpha_j y_j K_ij|`` is then at most 1, and the KKT conditions hold
+    with every multiplier of the smaller class at ``C``; the larger class shares the same total,
+    ``C`` times the smaller class's size, and its split minimises ``||w||^2``: with
+    ``x = alpha / C`` on the larger class,
+
+        minimise 1/2 x^T K_LL x - x^T K_LS 1   subject to  1^T x = |S|,  0 <= x <= 1,
+
+    a problem free of the scale of ``C K`` (solved by Clarabel on ``K / s``, then made
+    canonical). With classes of equal size every multiplier is ``C``. Solvers working at the
+    scale of ``C K`` lose this split below their tolerances.
+    """
+    alpha = np.full(y.size, C)
+    large = y == (1.0 if np.sum(y > 0) > np.sum(y < 0) else -1.0)
+    on_margin, exact = np.zeros(0, dtype=int), True
+    if np.sum(large) != np.sum(~large):
+        L, S = np.flatnonzero(large), np.flatnonzero(~large)
+        scale = _kernel_scale(K)
+        A = K[np.ix_(L, L)] / scale
+        c = -np.sum(K[np.ix_(L, S)], axis=1) / scale
+        face = canonical_optimum(A, c, np.ones(L.size), float(S.size), 1.0, _split_qp(A, c, S.size))
+        alpha[L] = np.where(face.x == 1.0, C, C * face.x)
+        on_margin, exact = L[face.on_face], face.exact
+    sol = SVMSolution(
+        alpha=alpha,
+        b=0.0,
+        y=y,
+        C=C,
+        objective=0.0,
+        status="optimal",
+        solver="cvxpy",
+        support=np.arange(y.size),
+        free=np.zeros(0, dtype=int),
+        bounded=np.arange(y.size),
+        fallback="small_box" if solver == "libsvm" else "",
+    )
+    return _with_alpha(K, sol, alpha, on_margin, exact)
+
+
+def _split_qp(A, c, total) -> np.ndarray:
+    """``argmin 1/2 x^T A x + c^T x`` over ``1^T x = total``, ``0 <= x <= 1`` (Clarabel), snapped."""
+    x = cp.Variable(A.shape[0], nonneg=True)
+    objective = 0.5 * cp.sum_squares(kernel_factor(A).T @ x) + c @ x
+    problem = cp.Problem(cp.Minimize(objective), [cp.sum(x) == total, x <= 1.0])
+    qp.solve(problem, "the split of a small box")
+    return categorise(x.value, 1.0)[0]
 
 
 def _check_tol(tol, solver):
@@ -328,18 +459,12 @@ def kkt_bias(K, y, alpha, C, free, bounded) -> float:
     """
     K, y, alpha = _check_problem(K, y, alpha)
     C = check_C(C)
-    free = check_indices(free, "free", K.shape[0])
-    bounded = check_indices(bounded, "bounded", K.shape[0])
-    residual = y - K @ (alpha * y)
-    if free.size:
-        return float(np.mean(residual[free]))
-    at_bound = np.zeros(alpha.shape, dtype=bool)
-    at_bound[bounded] = True
-    lower = residual[(y > 0) != at_bound]
-    upper = residual[(y > 0) == at_bound]
-    if lower.size and upper.size:
-        return float((np.max(lower) + np.min(upper)) / 2.0)
-    return float(np.max(lower) if lower.size else np.min(upper))
+    free_mask = np.zeros(K.shape[0], dtype=bool)
+    free_mask[check_indices(free, "free", K.shape[0])] = True
+    at_bound = np.zeros(K.shape[0], dtype=bool)
+    at_bound[check_indices(bounded, "bounded", K.shape[0])] = True
+    # The dual's gradient is y_i g_i - 1 and its equality y^T alpha = 0; the multiplier is b.
+    return equality_multiplier(y * (K @ (alpha * y)) - 1.0, y, free_mask, at_bound)
 
 
 def duplicate_groups(K, y, tol=1e-10) -> np.ndarray:
@@ -365,15 +490,7 @@ def duplicate_groups(K, y, tol=1e-10) -> np.ndarray:
     """
     K = check_kernel_matrix(K, "K", full=False)
     y = check_binary_labels(y, "y", n=K.shape[0])
-    tol = check_positive(tol, "tol")
-    diag = np.diag(K)
-    distance = diag[:, None] + diag[None, :] - 2.0 * K
-    same = (distance <= tol * max(float(diag.max()), np.finfo(float).tiny)) & (
-        np.asarray(y)[:, None] == np.asarray(y)[None, :]
-    )
-    _, labels = scipy.sparse.csgraph.connected_components(scipy.sparse.csr_matrix(same))
-    _, first, order = np.unique(labels, return_index=True, return_inverse=True)
-    return np.argsort(np.argsort(first))[order]
+    return identical_groups(K * np.outer(y, y), y, check_positive(tol, "tol"))
 
 
 def _solution(K, y, C, alpha_raw, status, solver, n_iter=0) -> SVMSolution:
@@ -397,27 +514,36 @@ def _solution(K, y, C, alpha_raw, status, solver, n_iter=0) -> SVMSolution:
 def _solve_cvxpy(K, y, C):
     """Solve the dual with cvxpy and Clarabel; return raw multipliers and the status.
 
-    Clarabel's tolerances are partly absolute, so the problem is solved for ``K / s`` with box
-    ``C s``, ``s = mean(diag(K))``, whose multipliers are ``s`` times those of ``K`` (scaled
-    back on return). Unscaled, a kernel with entries near 4e4 (the polynomial kernel of
-    Saunders et al. on [-1, 1] pixels) left a multiplier of an example outside the margin at
-    5e-5 of the largest, above :data:`SUPPORT_TOL`.
+    Clarabel's tolerances are partly absolute, so the problem is rescaled to have multipliers
+    and objective of order one. With ``s = mean(diag(K))`` and ``alpha = t x``, the dual becomes
+    ``max sum(x) - (t s / 2) x^T (Q / s) x`` over ``0 <= x <= C / t`` (divided by ``t``). Up to
+    a box of :data:`LARGE_BOX` times ``1 / s`` the scale is ``t = 1 / s`` (box ``C s``): unscaled,
+    a kernel with entries near 4e4 (the polynomial kernel of Saunders et al. on [-1, 1] pixels)
+    left a multiplier of an example outside the margin at 5e-5 of the largest, above
+    :data:`SUPPORT_TOL`. Beyond it ``t = C`` (box 1, quadratic term ``C s``, objective divided by
+    ``C s`` as well): a box of 1e9 over ``1 / s`` made Clarabel report "unbounded".
     """
     scale = float(np.mean(np.diag(K)))
     scale = scale if scale > 0 else 1.0
     G = kernel_factor(K / scale).T * y
-    alpha = cp.Variable(K.shape[0], nonneg=True)
-    constraints = [y @ alpha == 0]
-    if np.isfinite(C):
-        constraints.append(alpha <= C * scale)
-    problem = cp.Problem(cp.Maximize(cp.sum(alpha) - 0.5 * cp.sum_squares(G @ alpha)), constraints)
+    x = cp.Variable(K.shape[0], nonneg=True)
+    constraints = [y @ x == 0]
+    if np.isfinite(C) and C * scale > LARGE_BOX:
+        unit, weight = C, 1.0 / (C * scale)
+        constraints.append(x <= 1.0)
+    else:
+        unit, weight = 1.0 / scale, 1.0
+        if np.isfinite(C):
+            constraints.append(x <= C * scale)
+    objective = weight * cp.sum(x) - 0.5 * cp.sum_squares(G @ x)
+    problem = cp.Problem(cp.Maximize(objective), constraints)
     try:
         qp.solve(problem, "the SVM dual")
     except SolveError as err:
         if err.status != cp.UNBOUNDED:
             raise
         raise SolveError("cvxpy", err.status, "the data are not separable") from err
-    return np.asarray(alpha.value, dtype=float) / scale, problem.status
+    return np.asarray(x.value, dtype=float) * unit, problem.status
 
 
 def _kernel_scale(K) -> float:
@@ -512,22 +638,25 @@ _LIBSVM_CAUSES = {
 
 
 def _fit_libsvm(K, y, C, tol):
-    """The libsvm path of :func:`fit_svm`: libsvm, its KKT check, and the exact fallback.
+    """The libsvm path of :func:`fit_svm`: libsvm, the canonical optimum, the exact fallback.
 
     With an explicit ``tol`` libsvm's answer is returned as it is and a failure raises
-    :class:`SolveError`; by default (``tol=None``) a failure, or an answer whose
-    :func:`_kkt_violation` exceeds :data:`LIBSVM_KKT_TOL` relative to
-    :func:`_kkt_scale`, is handed to :func:`_exact_fallback`.
+    :class:`SolveError`. By default (``tol=None``) libsvm's answer is made canonical
+    (:func:`_canonical`); when that is not exact and its :func:`_kkt_violation` exceeds
+    :data:`LIBSVM_KKT_TOL` relative to :func:`_kkt_scale`, or libsvm failed, the problem goes to
+    :func:`_exact_fallback`.
     """
     alpha, status, n_iter = _solve_libsvm(K, y, C, tol)
+    if tol is not None:
+        if alpha is None:
+            raise SolveError("libsvm", status, _LIBSVM_CAUSES[status])
+        return _solution(K, y, C, alpha, status, "libsvm", n_iter)
     if alpha is not None:
-        sol = _solution(K, y, C, alpha, status, "libsvm", n_iter)
-        if tol is not None or _kkt_violation(K, sol) <= LIBSVM_KKT_TOL * _kkt_scale(K, sol):
+        sol = _canonical(K, _solution(K, y, C, alpha, status, "libsvm", n_iter))
+        if sol.exact or _kkt_violation(K, sol) <= LIBSVM_KKT_TOL * _kkt_scale(K, sol):
             return sol
         status = "kkt_violation"
-    if tol is not None:
-        raise SolveError("libsvm", status, _LIBSVM_CAUSES[status])
-    return _exact_fallback(K, y, C, status, n_iter)
+    return _canonical(K, _exact_fallback(K, y, C, status, n_iter))
 
 
 def _exact_fallback(K, y, C, reason, n_iter):

@@ -1,0 +1,480 @@
+"""The optimal face of a box-constrained quadratic program, and its minimum-norm point.
+
+The SVM dual is one instance of the quadratic program
+
+    minimise    q(x) = 1/2 x^T A x + c^T x
+    subject to  a^T x = d,   0 <= x_i <= u,                                    (P)
+
+with ``A`` symmetric positive semi-definite, ``a`` in {-1, +1}^n and a common bound ``u``
+(``numpy.inf`` for none). Its objective is convex but not strictly, so (P) can have a whole face
+of optima: the SVM with duplicated examples, or with optimum ``w = 0``. Three facts (Mangasarian
+1988; proved in the SVM chapter, Theorem "One optimum per bag"):
+
+1. ``A x`` and ``c^T x`` take the same value at every optimum ``x``.
+2. With one optimum ``x*`` and a multiplier ``nu`` of the equality constraint, the reduced
+   gradient ``r = A x* + c + nu a`` is the same at every optimum; every optimum has ``x_i = 0``
+   where ``r_i > 0`` and ``x_i = u`` where ``r_i < 0``. Only the set ``M = {i : r_i = 0}`` (for
+   the SVM: the examples on the margin) can move.
+3. The optimal set is ``F = {x feasible : x = x* off M, A_MM (x - x*)_M = 0, a_M^T (x - x*)_M = 0}``.
+
+The canonical optimum is the point of ``F`` of smallest Euclidean norm (:func:`canonical_optimum`).
+It is unique (a strictly convex function on a non-empty compact convex set), it depends on the
+problem only (not on the optimum a solver happened to return), it is equivariant under
+permutations of the indices, and two identical indices (equal columns of ``A`` and equal ``c_i``
+and ``a_i``) get equal values, since swapping them maps ``F`` to itself.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.csgraph
+
+from . import qp
+from .validation import check_array, check_C, check_kernel_matrix, check_positive
+
+__all__ = ["FaceOptimum", "canonical_optimum", "equality_multiplier", "identical_groups"]
+
+#: Reduced gradients within this fraction of the gradient's scale (``max_i sum_j |A_ij x_j|``,
+#: before terms cancel) count as zero: the rounding of a gradient, a few thousand times the
+#: machine epsilon, so that an exact optimum passes and a KKT violation a solver leaves does not.
+EXACT_TOL = 64 * np.finfo(float).eps
+
+#: A linear system counts as solved when its residual is within this fraction of its scale;
+#: an inconsistent one (a singular block with its right-hand side outside the range) misses
+#: by a fraction of order one.
+SOLVE_TOL = 1e-9
+
+#: Smallest tolerance of :func:`canonical_optimum` for a zero reduced gradient (relative to the
+#: gradient's scale): what Clarabel and libsvm's accurate solves reach on the book's problems.
+FACE_TOL = 1e-8
+
+#: Relative tolerance on the squared distance ``A_ii + A_jj - 2 A_ij`` under which two indices
+#: are identical (:func:`identical_groups`): copies of one example differ only by rounding.
+IDENTICAL_TOL = 1e-10
+
+
+class FaceOptimum:
+    """The canonical optimum of (P) and the indices of its face.
+
+    Attributes
+    ----------
+    x : ndarray of shape (n,)
+        The minimum-norm optimum.
+    multiplier : float
+        ``nu``, the multiplier of ``a^T x = d`` (for the SVM, the bias ``b``).
+    on_face : ndarray of int
+        ``M``: the indices with zero reduced gradient (for the SVM, the examples on the margin),
+        whatever their value.
+    exact : bool
+        True when ``x`` solves the optimality conditions to rounding (a bordered linear solve);
+        False when it keeps the accuracy of the optimum it started from.
+    """
+
+    __slots__ = ("x", "multiplier", "on_face", "exact")
+
+    def __init__(self, x, multiplier, on_face, exact):
+        self.x, self.multiplier, self.on_face, self.exact = x, multiplier, on_face, exact
+
+
+def equality_multiplier(gradient, a, free, at_upper) -> float:
+    """The multiplier ``nu`` of ``a^T x = d`` from the KKT conditions of (P).
+
+    With ``r = gradient + nu a``: a free index (``0 < x_i < u``) needs ``r_i = 0``, so
+    ``nu = -a_i gradient_i`` (``a_i`` is +-1), and ``nu`` is their mean; without free indices
+    each index only bounds ``nu`` (``r_i >= 0`` at 0, ``r_i <= 0`` at ``u``) and ``nu`` is the
+    midpoint of the feasible interval (for the SVM, Chang & Lin 2011, Sec. 4.1.5).
+
+    Parameters
+    ----------
+    gradient : ndarray of shape (n,)
+        ``A x + c``.
+    a : ndarray of shape (n,)
+        The equality's coefficients, each -1 or +1.
+    free, at_upper : ndarray of bool, shape (n,)
+        The indices strictly inside the box, and those at ``u``; the others are at 0.
+
+    Returns
+    -------
+    float
+    """
+    gradient = check_array(gradient, "gradient", ndim=1)
+    a = _check_signs(a, gradient.size)
+    free, at_upper = _check_mask(free, "free", a.size), _check_mask(at_upper, "at_upper", a.size)
+    value = -a * gradient
+    if np.any(free):
+        return float(np.mean(value[free]))
+    lower = value[~free & ((a > 0) != at_upper)]  # r_i >= 0 at 0 with a_i = +1, ...
+    upper = value[~free & ((a > 0) == at_upper)]
+    if lower.size and upper.size:
+        return float((np.max(lower) + np.min(upper)) / 2.0)
+    return float(np.max(lower) if lower.size else np.min(upper))
+
+
+def identical_groups(A, a, tol: float = IDENTICAL_TOL) -> np.ndarray:
+    """Group label of every index; indices share a group when they are the same point.
+
+    Indices ``i`` and ``j`` are the same point when ``a_i = a_j`` and the squared distance of
+    their feature vectors, ``A_ii + A_jj - 2 a_i a_j A_ij`` for ``A = diag(a) K diag(a)``, is at
+    most ``tol * max(diag(A))``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, m)
+        Positive semi-definite.
+    a : ndarray of shape (m,)
+        Signs, -1 or +1.
+    tol : float
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
+        Group labels ``0, ..., n_groups - 1``, numbered in order of first appearance.
+    """
+    A = check_kernel_matrix(A, "A", full=False)
+    a = _check_signs(a, A.shape[0])
+    tol = check_positive(tol, "tol")
+    diag = np.diag(A)
+    same_sign = a[:, None] == a[None, :]
+    distance = diag[:, None] + diag[None, :] - 2.0 * A * (a[:, None] * a[None, :])
+    same = same_sign & (
+        distance <= tol * max(float(np.max(diag, initial=0.0)), np.finfo(float).tiny)
+    )
+    _, labels = scipy.sparse.csgraph.connected_components(scipy.sparse.csr_matrix(same))
+    _, first, order = np.unique(labels, return_index=True, return_inverse=True)
+    return np.argsort(np.argsort(first))[order]
+
+
+def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
+    """An optimum of (P) exact to rounding, by a primal active-set method from the approximate ``x``.
+
+    The indices at a bound form the working set; the others are free. Each iteration takes the
+    Newton step of the free values for the equality-constrained problem (the bordered system of
+    :func:`_step`), shortened at the first bound it meets (which joins the working set); when the
+    free values are optimal, the index of the working set whose reduced gradient has the wrong
+    sign the most leaves it; when none has, the point meets every KKT condition and is returned.
+    Where the free block of ``A`` is singular and the Newton system has no solution, the step
+    follows a direction of descent along the null space until a bound stops it (Nocedal & Wright
+    2006, Algorithm 16.3). From a solver's answer the working set is nearly right and a few
+    iterations reach the optimum exactly; the linear algebra, not the solver, then sets the
+    digits, at any scale of the problem.
+
+    Parameters
+    ----------
+    A, c, a, d, u
+        Problem (P).
+    x : ndarray of shape (n,)
+        An approximate optimum.
+    max_iter : int, optional
+        Iterations allowed (default ``10 n + 10``).
+
+    Returns
+    -------
+    x : ndarray of shape (n,)
+        The optimum, or the last iterate when the method did not end.
+    exact : bool
+        Whether ``x`` meets every KKT condition to :data:`EXACT_TOL` of the gradient's scale.
+    """
+    x = np.clip(np.asarray(x, dtype=float), 0.0, u)
+    lower, upper = x <= 0.0, x >= u
+    x[lower], x[upper] = 0.0, u
+    scale = _gradient_scale(A, c, x)
+    for _ in range(10 * x.size + 10 if max_iter is None else max_iter):
+        free = ~(lower | upper)
+        gradient = A @ x + c
+        step = _step(A, a, gradient, d - a @ x, free, upper)
+        if step is None:
+            return x, False
+        p, nu, descent = step
+        if descent or np.max(np.abs(p), initial=0.0) > EXACT_TOL * max(np.max(x), 1e-300):
+            x, block = _advance(x, p, free, u, np.inf if descent else 1.0)
+            if block is None and descent:
+                return x, False  # unbounded below: no finite optimum
+            if block is not None:
+                lower[block], upper[block] = x[block] == 0.0, x[block] == u
+            continue
+        r = gradient + nu * a
+        wrong = np.where(lower, -r, np.where(upper, r, 0.0))
+        worst = int(np.argmax(wrong))
+        if wrong[worst] <= EXACT_TOL * scale:
+            return x, True
+        lower[worst] = upper[worst] = False
+    return x, False
+
+
+def _gradient_scale(A, c, x) -> float:
+    """``max(|A| |x|, |c|)``: the size of the gradient's terms (before they cancel), the unit
+    of every tolerance."""
+    return max(float(np.max(np.abs(A) @ np.abs(x))), float(np.max(np.abs(c))), np.finfo(float).tiny)
+
+
+def _step(A, a, gradient, residual, free, upper):
+    """The step of the free values: ``(p, nu, descent)``, or ``None`` on numerical failure.
+
+    The Newton step solves ``[[A_FF, a_F], [a_F^T, 0]] [p; nu] = [-gradient_F; residual]``
+    (``residual = d - a^T x`` restores the equality), in the least-squares sense of smallest
+    norm. When that system has no solution, ``A_FF`` is singular and the objective falls
+    linearly along its null space: the step is then the steepest such direction
+    (``descent=True``). With no free index the step is empty and ``nu`` is
+    :func:`equality_multiplier`'s.
+    """
+    F = np.flatnonzero(free)
+    if F.size == 0:
+        return np.zeros(0), equality_multiplier(gradient, a, free, upper), False
+    solved = _bordered_solve(A[np.ix_(F, F)], a[F], -gradient[F], residual)
+    if solved is not None:
+        return solved[0], solved[1], False
+    N = _null_directions(A[np.ix_(F, F)], a[F])
+    p = -N @ (N.T @ gradient[F])
+    if N.shape[1] == 0 or np.max(np.abs(p)) <= SOLVE_TOL * np.max(np.abs(gradient[F])):
+        return None
+    return p, 0.0, True
+
+
+def _bordered_solve(A_FF, a_F, rhs_top, rhs_last):
+    """Least-squares solution of smallest norm of ``[[A_FF, a_F], [a_F^T, 0]] [p; nu] =
+    [rhs_top; rhs_last]``; ``None`` when the residual exceeds :data:`SOLVE_TOL` of the scale.
+
+    ``nu`` is the same at every solution when there is one (the chapter's proof), so the
+    solution of smallest norm is the one of smallest ``||p||``.
+    """
+    # The border is scaled like A_FF (unknown nu / sigma), so that the least-squares cut-off of
+    # small singular values does not drop it when A_FF is far from 1 in size.
+    sigma = max(float(np.max(np.abs(A_FF))), 1e-300)
+    system = np.block([[A_FF, sigma * a_F[:, None]], [sigma * a_F[None, :], np.zeros((1, 1))]])
+    rhs = np.r_[rhs_top, sigma * rhs_last]
+    solution, *_ = scipy.linalg.lstsq(system, rhs, lapack_driver="gelsd")
+    size = max(float(np.max(np.abs(rhs))), float(np.max(np.abs(system) @ np.abs(solution))), 1e-300)
+    if np.max(np.abs(system @ solution - rhs)) > SOLVE_TOL * size:
+        return None
+    return solution[:-1], sigma * float(solution[-1])
+
+
+def _advance(x, p, free, u, limit):
+    """Move the free values along ``p`` by the largest step ``<= limit`` that keeps the box;
+    return the new point and the index that stopped it (set exactly on its bound), or ``None``."""
+    F = np.flatnonzero(free)
+    move = p[: F.size]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room = np.where(move < 0, x[F] / -move, np.where(move > 0, (u - x[F]) / move, np.inf))
+    room = np.maximum(room, 0.0)
+    first = int(np.argmin(room)) if F.size else 0
+    t = min(limit, float(room[first])) if F.size else limit
+    x = x.copy()
+    if not np.isfinite(t):
+        return x, None
+    x[F] = x[F] + t * move
+    if t < limit:
+        block = int(F[first])
+        x[block] = 0.0 if move[first] < 0 else u
+        return np.clip(x, 0.0, u), block
+    return np.clip(x, 0.0, u), None
+
+
+def _null_directions(A_FF, a_F) -> np.ndarray:
+    """Orthonormal basis of ``{v : A_FF v = 0, a_F^T v = 0}`` (eigenvalues of ``A_FF`` up to the
+    rounding of an eigendecomposition count as zero)."""
+    eigvals, eigvecs = np.linalg.eigh(A_FF)
+    cut = np.finfo(float).eps * A_FF.shape[0] * max(float(eigvals[-1]), 0.0)
+    null = eigvecs[:, eigvals <= max(cut, 0.0)]
+    if null.shape[1] == 0:
+        return null
+    coupling = a_F @ null
+    if np.max(np.abs(coupling)) <= 1e-12:
+        return null
+    # The complement of the one direction of the null space that changes a^T v.
+    _, _, vt = np.linalg.svd(coupling[None, :])
+    return null @ vt[1:].T
+
+
+def _check_signs(a, n: int) -> np.ndarray:
+    """``a`` as n signs -1 or +1 (a ``ValueError`` naming ``a``)."""
+    a = check_array(a, "a", ndim=1)
+    if a.size != n or not np.all(np.abs(a) == 1.0):
+        raise ValueError(f"a: expected {n} signs, each -1 or +1")
+    return a
+
+
+def _check_mask(mask, name: str, n: int) -> np.ndarray:
+    """``mask`` as a boolean vector of length ``n`` (a ``ValueError`` naming it)."""
+    mask = np.asarray(mask)
+    if mask.dtype != bool or mask.shape != (n,):
+        raise ValueError(f"{name}: expected a boolean array of shape ({n},)")
+    return mask
+
+
+def _check_problem(A, c, a, d, u, x):
+    """Problem (P) and a point of it, checked: shapes, finite values, signs, ``u > 0``."""
+    A = check_kernel_matrix(A, "A", full=False)
+    n = A.shape[0]
+    c = check_array(c, "c", ndim=1)
+    if c.size != n:
+        raise ValueError(f"c: has {c.size} entries for a {n} x {n} matrix A")
+    a = _check_signs(a, n)
+    d = float(check_array([d], "d", ndim=1)[0])
+    try:
+        u = check_C(u)
+    except ValueError:
+        raise ValueError(f"u: must be positive (numpy.inf for no bound), got {u!r}") from None
+    x = check_array(x, "x", ndim=1)
+    if x.size != n:
+        raise ValueError(f"x: has {x.size} entries for a {n} x {n} matrix A")
+    return A, c, a, d, u, x
+
+
+def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
+    """The minimum-norm point of the optimal face of (P), from any approximate optimum ``x``.
+
+    Steps: (i) an exact optimum by :func:`_active_set_optimum`; (ii) the face ``M``: the indices
+    whose reduced gradient is zero (to :data:`EXACT_TOL`, or, when (i) did not end, to ``tol``
+    or ten times the KKT violation of ``x``, whichever is larger); (iii) the minimum-norm
+    solution of the optimality conditions on ``M`` (a bordered system), which is the answer when
+    it lies in the box; (iv) otherwise the same point is found with the bounds: the quadratic
+    program over the face's directions (Clarabel), refined by (iii) with its active bounds
+    fixed. Finally identical indices of ``M`` get their group's mean, equal to the last bit.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+    c, a : ndarray of shape (n,)
+    d, u : float
+    x : ndarray of shape (n,)
+        An approximate optimum.
+    tol : float
+        Smallest relative tolerance of step (ii) when step (i) does not end.
+
+    Returns
+    -------
+    FaceOptimum
+    """
+    A, c, a, d, u, x = _check_problem(A, c, a, d, u, x)
+    x, exact = _active_set_optimum(A, c, a, d, u, x)
+    scale = _gradient_scale(A, c, x)
+    inside = (x > 0) & (x < u)
+    r = A @ x + c + equality_multiplier(A @ x + c, a, inside, x >= u) * a
+    if exact:
+        tol = EXACT_TOL
+    else:
+        violation = np.where(inside, np.abs(r), np.where(x == 0, -r, r))
+        tol = max(tol, 10.0 * float(np.max(violation, initial=0.0)) / scale)
+    on_face = inside | (np.abs(r) <= tol * scale)
+    if not np.isfinite(u):
+        on_face |= r < 0  # no bound can hold such an index: a KKT violation, left to the face
+    face = np.flatnonzero(on_face)
+    base = np.where(~on_face & (r < 0), u, 0.0)
+    base[face] = x[face]
+    if face.size >= 2:
+        moved, moved_exact = _min_norm_on_face(A, c, a, d, u, base, face, scale, exact)
+        moved[face] = _equalise(A[np.ix_(face, face)], a[face], moved[face])
+        if _same_optimum(A, c, base, moved):
+            base, exact = moved, moved_exact
+        else:  # the face was wider than the rounding allows: keep the optimum found
+            face = np.flatnonzero(inside)
+    nu = equality_multiplier(A @ base + c, a, (base > 0) & (base < u), base >= u)
+    return FaceOptimum(base, nu, face, exact)
+
+
+def _same_optimum(A, c, x, z) -> bool:
+    """Whether ``z`` has the same ``A x`` and ``c^T x`` as ``x`` (facts 1 of the module notes),
+    to :data:`SOLVE_TOL` of their terms' sizes: a move within the optimal face."""
+    change = z - x
+    return bool(
+        np.max(np.abs(A @ change)) <= SOLVE_TOL * _gradient_scale(A, c, x)
+        and abs(c @ change) <= SOLVE_TOL * max(float(np.abs(c) @ np.abs(x)), 1e-300)
+    )
+
+
+def _min_norm_on_face(A, c, a, d, u, point, face, scale, exact):
+    """Steps (iii)-(iv) of :func:`canonical_optimum`: the point of smallest ``||x_M||`` among
+    the optima, and whether it is exact."""
+    if exact:
+        pinned = _pinned(A, c, a, d, u, point, face, face[:0], face[:0], scale)
+        if pinned is not None:
+            return pinned, True
+    N = _face_directions(A, c, a, face)
+    if N.shape[1] == 0:
+        return point, exact
+    centre = point[face] - N @ (N.T @ point[face])
+    if np.all(centre >= 0.0) and np.all(centre <= u):
+        point = point.copy()
+        point[face] = centre
+        return point, False
+    values = _box_qp(centre, N, u)
+    at_zero = face[values <= SOLVE_TOL * np.max(values)]
+    at_upper = face[values >= u * (1.0 - SOLVE_TOL)] if np.isfinite(u) else face[:0]
+    pinned = _pinned(A, c, a, d, u, point, face, at_zero, at_upper, scale)
+    if pinned is not None and np.sum(pinned[face] ** 2) <= np.sum(values**2) * (1.0 + 1e-9):
+        return pinned, True
+    point = point.copy()
+    point[face] = values
+    return point, False
+
+
+def _pinned(A, c, a, d, u, point, face, at_zero, at_upper, scale):
+    """The minimum-norm solution of the optimality conditions on ``face`` with ``at_zero`` and
+    ``at_upper`` pinned to their bounds; ``None`` unless it lies in the box and meets every KKT
+    condition."""
+    point = point.copy()
+    point[at_zero], point[at_upper] = 0.0, u
+    free = np.setdiff1d(face, np.r_[at_zero, at_upper])
+    if free.size == 0:
+        return None
+    rest = np.setdiff1d(np.arange(point.size), free)
+    solved = _bordered_solve(
+        A[np.ix_(free, free)],
+        a[free],
+        -c[free] - A[np.ix_(free, rest)] @ point[rest],
+        d - a[rest] @ point[rest],
+    )
+    if solved is None:
+        return None
+    values, nu = solved
+    slack = SOLVE_TOL * max(float(np.max(np.abs(values))), 1e-300)
+    if np.any(values < -slack) or np.any(values > u + slack):
+        return None
+    point[free] = np.clip(values, 0.0, u)
+    r = A @ point + c + nu * a
+    off = np.ones(point.size, dtype=bool)
+    off[face] = False
+    tol = EXACT_TOL * scale
+    fine = (
+        np.all(np.abs(r[face]) <= tol)
+        and np.all(r[off & (point == 0.0)] >= -tol)
+        and np.all(r[off & (point == u)] <= tol)
+    )
+    return point if fine else None
+
+
+def _face_directions(A, c, a, face):
+    """Orthonormal directions along which the optimal face extends: ``N`` with ``A_MM N = 0``,
+    ``a_M^T N = 0`` and ``c_M^T N = 0`` (the last keeps the objective)."""
+    N = _null_directions(A[np.ix_(face, face)], a[face])
+    if N.shape[1] == 0:
+        return N
+    coupling = c[face] @ N
+    if np.max(np.abs(coupling)) <= 1e-12 * max(float(np.max(np.abs(c[face]))), 1e-300):
+        return N
+    _, _, vt = np.linalg.svd(coupling[None, :])
+    return N @ vt[1:].T
+
+
+def _box_qp(centre, N, u) -> np.ndarray:
+    """``argmin ||centre + N t||`` over ``0 <= centre + N t <= u`` (Clarabel); ``centre`` is
+    orthogonal to the columns of ``N``, so the objective is ``||centre||^2 + ||t||^2``."""
+    t = cp.Variable(N.shape[1])
+    values = centre + N @ t
+    constraints = [values >= 0]
+    if np.isfinite(u):
+        constraints.append(values <= u)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(t)), constraints)
+    qp.solve(problem, "the minimum-norm optimum of the SVM's optimal face")
+    return np.clip(centre + N @ t.value, 0.0, u)
+
+
+def _equalise(A_face, a_face, values) -> np.ndarray:
+    """Identical indices get their group's mean (the minimum-norm point already splits a
+    group equally, up to rounding; the mean makes the values equal to the last bit)."""
+    groups = identical_groups(A_face, a_face)
+    return (np.bincount(groups, weights=values) / np.bincount(groups))[groups]

@@ -1,0 +1,214 @@
+"""One SVM solution per bag (issue 22): the canonical optimum, at every scale, for both solvers.
+
+The checks are independent of the library's own arithmetic: an exact KKT check of our own
+(:func:`kkt_gap`), the minimum-norm point of the optimal face computed by a second cvxpy problem
+(:func:`min_norm_oracle`, Mangasarian's description of the face: same ``w``, same ``sum(alpha)``),
+scikit-learn's ``SVC`` called directly, and closed forms at the two ends of the scale.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+from svmtrust.kernels import linear_kernel, rbf_kernel
+from svmtrust.optimal_face import canonical_optimum, identical_groups
+from svmtrust.qp import kernel_factor
+from svmtrust.svm import fit_svm
+
+SOLVERS = ("cvxpy", "libsvm")
+
+
+def kkt_gap(K, sol) -> float:
+    """Largest violation of the KKT conditions, in margin units, relative to the size of the
+    terms of ``y_i f(x_i)`` (our own check, not the library's)."""
+    coef = sol.alpha * sol.y
+    terms = np.abs(K) @ np.abs(coef) + abs(sol.b)
+    margins = sol.y * (K @ coef + sol.b)
+    at_zero, at_c = sol.alpha == 0, sol.alpha == sol.C
+    free = ~at_zero & ~at_c
+    gap = np.where(free, np.abs(margins - 1), np.where(at_zero, 1 - margins, margins - 1))
+    return float(np.max(np.maximum(gap, 0) / np.maximum(terms, 1.0)))
+
+
+def min_norm_oracle(K, y, C, alpha):
+    """The minimum-norm optimum over the optimal face through ``alpha``, by Clarabel."""
+    F = kernel_factor(K / np.mean(np.diag(K)))
+    scale = np.max(alpha)
+    x = cp.Variable(y.size, nonneg=True)
+    constraints = [
+        y @ x == 0,
+        F.T @ cp.multiply(y, x) == F.T @ (y * alpha / scale),
+        cp.sum(x) == np.sum(alpha) / scale,
+    ]
+    if np.isfinite(C):
+        constraints.append(x <= C / scale)
+    cp.Problem(cp.Minimize(cp.sum_squares(x)), constraints).solve(solver=cp.CLARABEL)
+    return x.value * scale
+
+
+def duplicated_data(seed, n=24, copies=6, d=2):
+    """Points in ``d`` dimensions with ``copies`` rows repeated (same label), labels noisy."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] + 0.7 * rng.normal(size=n) > 0, 1.0, -1.0)
+    pick = rng.choice(n, size=copies, replace=False)
+    return np.r_[X, X[pick]], np.r_[y, y[pick]]
+
+
+def degenerate_data(seed):
+    """The review's degenerate problem: 30 uniform points in 3-D, a third positive (w = 0)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(30, 3))
+    y = -np.ones(30)
+    y[rng.choice(30, size=10, replace=False)] = 1.0
+    return X, y
+
+
+# ----------------------------------------------------------------------- the canonical optimum
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("C", [0.5, 10.0])
+def test_duplicates_one_solution_for_both_solvers_and_any_order(seed, C):
+    X, y = duplicated_data(seed)
+    K = rbf_kernel(X, gamma=0.5)
+    reference = fit_svm(K, y, C, solver="cvxpy")
+    assert reference.exact
+    for solver in SOLVERS:
+        for perm_seed in range(3):
+            perm = np.random.default_rng(perm_seed).permutation(y.size)
+            sol = fit_svm(K[np.ix_(perm, perm)], y[perm], C, solver=solver)
+            assert sol.exact
+            np.testing.assert_allclose(sol.alpha, reference.alpha[perm], rtol=0, atol=1e-12 * C)
+    groups = identical_groups(K * np.outer(y, y), y)
+    for g in np.unique(groups):
+        members = reference.alpha[groups == g]
+        assert np.all(members == members[0])  # equal to the last bit
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_minimum_norm_matches_an_independent_solve(seed):
+    X, y = duplicated_data(seed, copies=8)
+    K = rbf_kernel(X, gamma=0.5)
+    sol = fit_svm(K, y, 2.0, solver="libsvm")
+    # libsvm's own answer puts a group's whole multiplier on one copy: start from it.
+    raw = SVC(C=2.0, kernel="precomputed", tol=1e-10).fit(K, y)
+    alpha = np.zeros(y.size)
+    alpha[raw.support_] = np.abs(raw.dual_coef_[0])
+    oracle = min_norm_oracle(K, y, 2.0, alpha)
+    np.testing.assert_allclose(sol.alpha, oracle, atol=1e-6 * 2.0)
+    assert np.sum(sol.alpha**2) <= np.sum(alpha**2) + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_degenerate_w_zero_is_canonical(seed):
+    X, y = degenerate_data(seed)
+    K = linear_kernel(X)
+    sols = [fit_svm(K, y, 1.0, solver=s) for s in SOLVERS]
+    for sol in sols:
+        assert kkt_gap(K, sol) <= 1e-9
+    np.testing.assert_allclose(sols[0].alpha, sols[1].alpha, atol=1e-7)
+    oracle = min_norm_oracle(K, y, 1.0, sols[1].alpha)
+    np.testing.assert_allclose(sols[0].alpha, oracle, atol=1e-6)
+    perm = np.random.default_rng(seed).permutation(y.size)
+    permuted = fit_svm(K[np.ix_(perm, perm)], y[perm], 1.0, solver="libsvm")
+    np.testing.assert_allclose(permuted.alpha, sols[1].alpha[perm], atol=1e-7)
+
+
+def test_copy_of_a_free_vector_is_on_the_margin():
+    X, y = duplicated_data(0)
+    K = rbf_kernel(X, gamma=0.5)
+    sol = fit_svm(K, y, 10.0, solver="libsvm")
+    groups = identical_groups(K * np.outer(y, y), y)
+    on = np.isin(np.arange(y.size), sol.on_margin)
+    for g in np.unique(groups):
+        assert np.all(on[groups == g] == on[groups == g][0])
+    assert set(sol.free) <= set(sol.on_margin)
+
+
+def test_canonical_optimum_moves_only_within_the_face():
+    X, y = duplicated_data(1)
+    K = rbf_kernel(X, gamma=0.5)
+    raw = SVC(C=1.0, kernel="precomputed", tol=1e-10).fit(K, y)
+    alpha = np.zeros(y.size)
+    alpha[raw.support_] = np.abs(raw.dual_coef_[0])
+    Q = K * np.outer(y, y)
+    face = canonical_optimum(Q, -np.ones(y.size), y, 0.0, 1.0, alpha)
+    np.testing.assert_allclose(Q @ face.x, Q @ alpha, atol=1e-8)
+    assert np.sum(face.x) == pytest.approx(np.sum(alpha), abs=1e-8)
+
+
+# ----------------------------------------------------------------------------- every scale
+
+
+def noisy_data(seed=0, n=30):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    return X, np.where(X[:, 0] + 0.8 * rng.normal(size=n) > 0, 1.0, -1.0)
+
+
+def separable_data(seed=1, n=20, n_positive=6):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = -np.ones(n)
+    y[:n_positive] = 1.0
+    X[:, 0] = np.abs(X[:, 0]) + 0.5
+    X[n_positive:, 0] *= -1
+    return X, y
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("exponent", range(-12, 13, 2))
+def test_every_C_at_fixed_kernel(solver, exponent):
+    """C from 1e-12 to 1e12: exact KKT conditions, and the same multipliers (relative to C) as
+    the other solver and, where libsvm itself is accurate, as scikit-learn's SVC."""
+    X, y = noisy_data()
+    K = linear_kernel(X)
+    C = 10.0**exponent
+    sol = fit_svm(K, y, C, solver=solver)
+    assert sol.exact
+    assert kkt_gap(K, sol) <= 1e-12
+    other = fit_svm(K, y, C, solver="cvxpy" if solver == "libsvm" else "libsvm")
+    np.testing.assert_allclose(sol.alpha / C, other.alpha / C, atol=1e-9)
+    if -3 <= exponent <= 2:
+        svc = SVC(C=C, kernel="precomputed", tol=1e-12).fit(K, y)
+        alpha = np.zeros(y.size)
+        alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+        np.testing.assert_allclose(sol.alpha / C, alpha / C, atol=1e-6)
+    if C * np.max(np.sum(np.abs(K), axis=1)) <= 1.0:  # closed form: the smaller class at C
+        small = y == (1.0 if np.sum(y > 0) < np.sum(y < 0) else -1.0)
+        assert np.all(sol.alpha[small] == C)
+        assert np.sum(sol.alpha[~small]) == pytest.approx(C * np.sum(small), rel=1e-12)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("exponent", range(-100, 101, 20))
+def test_every_kernel_scale_at_fixed_C(solver, exponent):
+    """K scaled by 1e-100 to 1e100 at C = 1: closed forms at both ends (all multipliers C on
+    balanced classes; the hard-margin multipliers over the scale, when within the box)."""
+    X, y = separable_data(n_positive=10)
+    K = linear_kernel(X)
+    scale = 10.0**exponent
+    sol = fit_svm(K * scale, y, 1.0, solver=solver)
+    assert sol.exact
+    hard = fit_svm(K, y, np.inf, solver="cvxpy")
+    if scale * np.max(np.sum(np.abs(K), axis=1)) <= 1.0:
+        assert np.all(sol.alpha == 1.0)
+    elif np.max(hard.alpha) / scale <= 1.0:
+        np.testing.assert_allclose(sol.alpha * scale, hard.alpha, rtol=1e-10, atol=1e-12)
+    else:
+        np.testing.assert_allclose(
+            sol.alpha, fit_svm(K * scale, y, 1.0, solver="cvxpy").alpha, atol=1e-9
+        )
+
+
+def test_small_box_unbalanced_split_is_scale_free():
+    """Below C max_i sum_j |K_ij| = 1 the larger class's split does not depend on C."""
+    X, y = separable_data(n_positive=6)
+    K = rbf_kernel(X, gamma=0.3)
+    splits = [fit_svm(K, y, C, solver="libsvm").alpha / C for C in (1e-3, 1e-9, 1e-40)]
+    for split in splits[1:]:
+        np.testing.assert_allclose(split, splits[0], atol=1e-10)
+    assert splits[0][y < 0].min() < 1.0  # a real split, not all at C
