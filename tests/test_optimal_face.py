@@ -128,7 +128,9 @@ def test_copy_of_a_free_vector_is_on_the_margin():
     assert set(sol.free) <= set(sol.on_margin)
 
 
-def test_canonical_optimum_moves_only_within_the_face():
+def test_canonical_optimum_from_libsvm_raw_answer():
+    """From scikit-learn's own answer (a group's multiplier on one copy, accurate to about
+    1e-7): the same point as from Clarabel's, the same w and sum(alpha) to that accuracy."""
     X, y = duplicated_data(1)
     K = rbf_kernel(X, gamma=0.5)
     raw = SVC(C=1.0, kernel="precomputed", tol=1e-10).fit(K, y)
@@ -136,8 +138,11 @@ def test_canonical_optimum_moves_only_within_the_face():
     alpha[raw.support_] = np.abs(raw.dual_coef_[0])
     Q = K * np.outer(y, y)
     face = canonical_optimum(Q, -np.ones(y.size), y, 0.0, 1.0, alpha)
-    np.testing.assert_allclose(Q @ face.x, Q @ alpha, atol=1e-8)
-    assert np.sum(face.x) == pytest.approx(np.sum(alpha), abs=1e-8)
+    assert face.exact
+    np.testing.assert_allclose(face.x, fit_svm(K, y, 1.0, solver="cvxpy").alpha, atol=1e-12)
+    np.testing.assert_allclose(Q @ face.x, Q @ alpha, atol=1e-6)
+    assert np.sum(face.x) == pytest.approx(np.sum(alpha), abs=1e-6)
+    assert np.max(np.abs(face.x - alpha)) > 0.01  # the raw answer was not canonical
 
 
 # ----------------------------------------------------------------------------- every scale

@@ -5,6 +5,8 @@ One module per idea:
 - :mod:`~svmtrust.kernels`: linear, polynomial and RBF Gram matrices.
 - :mod:`~svmtrust.svm`: the SVM dual QP, solved exactly (cvxpy + Clarabel) or by libsvm;
   the bias from the KKT conditions; :class:`~svmtrust.svm.SVMSolution`.
+- :mod:`~svmtrust.optimal_face`: the optimal face of the SVM dual and its minimum-norm point,
+  the one optimum per bag that every multiplier-based quantity is built on.
 - :mod:`~svmtrust.qp`: the one call to Clarabel behind every exact problem (tolerances, retry,
   :class:`~svmtrust.qp.SolveError`) and the factor of a positive semi-definite matrix.
 - :mod:`~svmtrust.conformal`: p-values, prediction regions, confidence and credibility.

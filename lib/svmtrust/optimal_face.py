@@ -42,6 +42,11 @@ __all__ = ["FaceOptimum", "canonical_optimum", "equality_multiplier", "identical
 #: machine epsilon, so that an exact optimum passes and a KKT violation a solver leaves does not.
 EXACT_TOL = 64 * np.finfo(float).eps
 
+#: Singular values of a bordered system below this fraction of the largest count as zero. Copies
+#: of one example make the system exactly singular, but rounding leaves singular values near
+#: 1e-16 that a smaller cut-off would divide by, sending the step along the copies' difference.
+RANK_TOL = 1e-12
+
 #: A linear system counts as solved when its residual is within this fraction of its scale;
 #: an inconsistent one (a singular block with its right-hand side outside the range) misses
 #: by a fraction of order one.
@@ -245,7 +250,7 @@ def _bordered_solve(A_FF, a_F, rhs_top, rhs_last):
     sigma = max(float(np.max(np.abs(A_FF))), 1e-300)
     system = np.block([[A_FF, sigma * a_F[:, None]], [sigma * a_F[None, :], np.zeros((1, 1))]])
     rhs = np.r_[rhs_top, sigma * rhs_last]
-    solution, *_ = scipy.linalg.lstsq(system, rhs, lapack_driver="gelsd")
+    solution, *_ = scipy.linalg.lstsq(system, rhs, cond=RANK_TOL, lapack_driver="gelsd")
     size = max(float(np.max(np.abs(rhs))), float(np.max(np.abs(system) @ np.abs(solution))), 1e-300)
     if np.max(np.abs(system @ solution - rhs)) > SOLVE_TOL * size:
         return None
