@@ -27,7 +27,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .validation import NOT_FITTED, check_array, check_bool, check_indices, check_significance
+from .validation import (
+    NOT_FITTED,
+    check_array,
+    check_bool,
+    check_indices,
+    check_positive,
+    check_significance,
+)
 
 
 def p_values(scores, new_scores, include_new=True) -> np.ndarray:
@@ -60,6 +67,40 @@ def p_values(scores, new_scores, include_new=True) -> np.ndarray:
     extra = 1.0 if check_bool(include_new, "include_new") else 0.0
     p = (at_least + extra) / (old.size + extra)
     return float(p[0]) if scalar else p
+
+
+def merge_ties(scores, tol: float) -> np.ndarray:
+    """Make scores that agree within ``tol`` times the largest ``|score|`` exactly equal.
+
+    The scores are sorted, and a new group starts wherever two neighbours differ by more than
+    ``tol * max|scores|``; every score is replaced by the largest of its group. Scores computed
+    to rounding (multipliers of the SVM's canonical optimum, distances to its hyperplane) can
+    differ in their last bits with the order of the examples; merged, equal examples stay tied.
+    The result depends on the multiset of scores only, so p-values computed from it stay valid;
+    it can only make them larger.
+
+    Parameters
+    ----------
+    scores : array_like of shape (N,)
+        Scores, no NaN (infinite ones form their own groups).
+    tol : float
+        Relative tolerance, positive.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+    """
+    values = _check_scores(scores, "scores")
+    tol = check_positive(tol, "tol")
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    finite = np.abs(ordered[np.isfinite(ordered)])
+    gap = tol * max(float(np.max(finite, initial=0.0)), np.finfo(float).tiny)
+    group = np.r_[0, np.cumsum(np.diff(ordered) > gap)]
+    last = np.r_[np.flatnonzero(np.diff(group)), ordered.size - 1]
+    merged = np.empty_like(values)
+    merged[order] = ordered[last][group]
+    return merged
 
 
 def _check_scores(scores, name: str) -> np.ndarray:

@@ -32,6 +32,7 @@ import math
 import numpy as np
 from scipy.stats import rankdata
 
+from . import conformal
 from .svm import SUPPORT_TOL
 from .validation import check_array, check_integer, check_rng
 
@@ -44,8 +45,9 @@ _MC_CHUNK = 10_000
 def merge_ties(alpha) -> np.ndarray:
     """Make multipliers that agree within the support tolerance exactly equal.
 
-    The multipliers are sorted, and a new group starts wherever two neighbours differ by more
-    than ``SUPPORT_TOL * max(alpha)``; every multiplier is replaced by the largest of its group.
+    :func:`svmtrust.conformal.merge_ties` with the tolerance ``SUPPORT_TOL``: a new group starts
+    wherever two sorted neighbours differ by more than ``SUPPORT_TOL * max(alpha)``, and every
+    multiplier is replaced by the largest of its group.
     Multipliers snapped to 0 or C by :func:`svmtrust.svm.categorise` stay 0 and C (their
     neighbours lie more than the tolerance away). The result depends on the multiset of
     multipliers only, so p-values computed from it stay valid (Saunders et al. 1999, eq. (13));
@@ -68,14 +70,7 @@ def merge_ties(alpha) -> np.ndarray:
     values = check_array(alpha, "alpha", ndim=1)
     if np.any(values < 0):
         raise ValueError(f"alpha: multipliers must be non-negative, found {values.min()!r}")
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    gap = SUPPORT_TOL * max(float(ordered[-1]), np.finfo(float).tiny)
-    group = np.r_[0, np.cumsum(np.diff(ordered) > gap)]
-    last = np.r_[np.flatnonzero(np.diff(group)), ordered.size - 1]
-    merged = np.empty_like(values)
-    merged[order] = ordered[last][group]
-    return merged
+    return conformal.merge_ties(values, SUPPORT_TOL)
 
 
 def _check_ranks(ranks) -> np.ndarray:

@@ -20,14 +20,19 @@ strangeness (D) of every example of that bag gives the p-value of eq. (13) of Sa
 split (inductive) conformal predictor of :mod:`svmtrust.split_conformal`.
 
 **Margins from the KKT conditions.** A solver places free support vectors on the margin,
-``y f(x) = 1``, only to its tolerance, and the test example is often one of them; ranking that
-noise would decide p-values. :func:`kkt_margins` therefore sets the margin of every free
-support vector to exactly 1, clips those of non-support vectors to at least 1 and those of
-bounded ones to at most 1, as the KKT conditions state. The result is a function of the optimal
-solution, so the p-values stay valid, and ties at the margin count as equally strange.
+``y f(x) = 1``, only to rounding, and the test example is often one of them; ranking that
+noise would decide p-values. :func:`kkt_margins` therefore sets the margin of every example on
+the margin (``SVMSolution.on_margin``: the free support vectors and any copy of one, whatever
+its multiplier) to exactly 1, clips those of non-support vectors to at least 1 and those of
+bounded ones to at most 1, as the KKT conditions state. The SVM is the canonical optimum of
+:func:`svmtrust.svm.fit_svm`, a function of the bag, so the p-values stay valid and do not
+depend on the solver or on the order of the examples; identical examples get identical margins,
+and ties at the margin count as equally strange.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -50,6 +55,11 @@ from .validation import (
     check_solution,
     check_test_data,
 )
+
+#: Strangeness values of one bag that agree within this fraction of the largest are tied
+#: (:func:`svmtrust.conformal.merge_ties`): distances computed from the canonical optimum carry
+#: rounding of order 1e-15 that the order of the examples changes.
+TIE_TOL = 1e-9
 
 # --------------------------------------------------------------------------- the score
 
@@ -99,8 +109,8 @@ def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list
 def kkt_margins(solution: SVMSolution, K_rows) -> np.ndarray:
     """``y_i f(x_i)`` of an SVM's own training examples, set to the values the KKT conditions give.
 
-    Free support vectors get exactly 1; non-support vectors at least 1; bounded ones at most 1
-    (module notes).
+    Examples on the margin (``solution.on_margin``, the free support vectors among them) get
+    exactly 1; non-support vectors at least 1; bounded ones at most 1 (module notes).
 
     Parameters
     ----------
@@ -121,6 +131,7 @@ def kkt_margins(solution: SVMSolution, K_rows) -> np.ndarray:
     margins = np.where(alpha == 0, np.maximum(margins, 1.0), margins)
     margins = np.where(alpha == solution.C, np.minimum(margins, 1.0), margins)
     margins[solution.free] = 1.0
+    margins[solution.on_margin] = 1.0
     return margins
 
 
@@ -248,19 +259,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         """
         n = base.alpha.size
         if signs[n] * base.decision_function(gram[n:, :n])[0] >= 1.0 + OUTSIDE_MARGIN_TOL:
-            alpha = np.r_[base.alpha, 0.0]
-            return SVMSolution(
-                alpha=alpha,
-                b=base.b,
-                y=signs,
-                C=base.C,
-                objective=base.objective,
-                status=base.status,
-                solver=base.solver,
-                support=base.support,
-                free=base.free,
-                bounded=base.bounded,
-            ), 0
+            return replace(base, alpha=np.r_[base.alpha, 0.0], y=signs), 0
         return fit_svm(gram, signs, self.C, self.solver, check_kernel=False), 1
 
     def bag_strangeness(self, gram, codes) -> np.ndarray:
@@ -321,6 +320,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             gram = np.block([[self.gram_, cross[:, i : i + 1]], [cross[:, i : i + 1].T, diag]])
             for c in range(self.classes_.size):
                 a, solved = self.bag_strangeness(gram, np.r_[self.codes_, c])
+                a = conformal.merge_ties(a, TIE_TOL)
                 solves += solved
                 old = a[:n][self.codes_ == c] if self.mondrian else a[:n]
                 P[i, c] = conformal.p_values(old, a[n])
