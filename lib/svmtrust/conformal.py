@@ -96,7 +96,8 @@ def merge_ties(scores, tol: float) -> np.ndarray:
     ordered = values[order]
     finite = np.abs(ordered[np.isfinite(ordered)])
     gap = tol * max(float(np.max(finite, initial=0.0)), np.finfo(float).tiny)
-    group = np.r_[0, np.cumsum(np.diff(ordered) > gap)]
+    with np.errstate(invalid="ignore"):  # inf - inf: equal infinite scores, one group
+        group = np.r_[0, np.cumsum(np.diff(ordered) > gap)]
     last = np.r_[np.flatnonzero(np.diff(group)), ordered.size - 1]
     merged = np.empty_like(values)
     merged[order] = ordered[last][group]
