@@ -6,6 +6,8 @@ one predictable way: a :class:`ValueError` whose message starts with the argumen
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse
@@ -255,19 +257,39 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
         )
     if not check_bool(full, "full"):
         return mat
+    _psd_factor(_symmetrised(mat, name), name)
+    return mat
+
+
+def _symmetrised(mat: np.ndarray, name: str) -> np.ndarray:
+    """``(K + K^T) / 2`` of a square matrix that is symmetric to a relative 1e-10, else a
+    ValueError naming ``name``."""
     scale = max(float(np.max(np.abs(mat))), np.finfo(float).tiny)
     if np.max(np.abs(mat - mat.T)) > 1e-10 * scale:
         raise ValueError(f"{name}: kernel matrix must be symmetric")
+    return (mat + mat.T) / 2.0
+
+
+def _psd_factor(mat: np.ndarray, name: str) -> tuple[float, np.ndarray]:
+    """``(delta, L)`` with ``L L^T = K + delta I`` of a symmetric ``K`` (:func:`psd_shift`), or a
+    ValueError naming ``name`` if ``K`` is not positive semi-definite within ``delta``."""
     delta = psd_shift(mat)
-    shifted = mat + delta * np.eye(mat.shape[0])
+    diagonal = np.diag(mat)
+    if np.min(diagonal) < -delta:
+        raise ValueError(
+            f"{name}: kernel matrix is not positive semi-definite (a diagonal entry, "
+            f"k(x, x) = {np.min(diagonal):.3g}, is negative)"
+        )
     try:
-        scipy.linalg.cholesky(shifted, lower=True, check_finite=False)
+        factor = scipy.linalg.cholesky(
+            mat + delta * np.eye(mat.shape[0]), lower=True, check_finite=False
+        )
     except np.linalg.LinAlgError:
         raise ValueError(
             f"{name}: kernel matrix is not positive semi-definite "
             f"(an eigenvalue lies below -{delta:.3g})"
         ) from None
-    return mat
+    return delta, factor
 
 
 def check_seed(seed, name: str = "seed") -> int:
@@ -498,6 +520,109 @@ def check_callable(value, name: str):
     if not callable(value):
         raise ValueError(f"{name}: must be callable, got {value!r}")
     return value
+
+
+def kernel_block(kernel, A, B, name: str = "kernel") -> np.ndarray:
+    """``kernel(A, B)`` of a user's kernel, checked to be a finite matrix of shape
+    ``(len(A), len(B))``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``kernel`` is not callable or returns anything else.
+    """
+    block = check_array(check_callable(kernel, name)(A, B), name, ndim=2)
+    if block.shape != (A.shape[0], B.shape[0]):
+        raise ValueError(
+            f"{name}: returned shape {block.shape}, expected {(A.shape[0], B.shape[0])}"
+        )
+    return block
+
+
+class CheckedGram(NamedTuple):
+    """The Gram matrix of a training set under a user's kernel, checked symmetric and positive
+    semi-definite (:func:`check_kernel_gram`), and what extends the check to new examples."""
+
+    #: ``K``, symmetrised, shape (l, l).
+    matrix: np.ndarray
+    #: ``delta = PSD_TOL * mean(diag(K))`` (:func:`psd_shift`).
+    shift: float
+    #: The lower Cholesky factor ``L`` of ``K + delta I``.
+    cholesky: np.ndarray
+
+
+def check_kernel_gram(kernel, X, name: str = "kernel") -> CheckedGram:
+    """The Gram matrix of ``X`` under ``kernel``, refused unless symmetric and PSD.
+
+    The one kernel check of the library's estimators, run in ``fit``: an SVM's dual is a convex
+    problem, and its optimum a function of the data, only for a positive semi-definite kernel
+    (:func:`check_kernel_matrix`, within :data:`PSD_TOL`). A kernel that is not symmetric on
+    ``X`` is refused too.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(A, B)``, the user's kernel.
+    X : ndarray of shape (l, d)
+        Training examples, already checked.
+    name : str
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    CheckedGram
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``kernel`` is not callable, returns a matrix of another shape, NaN,
+        entries above :data:`MAX_KERNEL`, a matrix that is not symmetric, or one with an
+        eigenvalue below ``-delta``.
+    """
+    gram = check_kernel_matrix(kernel_block(kernel, X, X, name), name, full=False)
+    gram = _symmetrised(gram, name)
+    return CheckedGram(gram, *_psd_factor(gram, name))
+
+
+def check_augmented_gram(gram: CheckedGram, cross, new, name: str = "kernel") -> np.ndarray:
+    """The Gram matrix of the training set plus new examples, refused unless PSD.
+
+    ``[[K, cross], [cross^T, new]] + delta I`` is positive definite exactly when ``K + delta I``
+    is (:func:`check_kernel_gram`) and the Schur complement ``new + delta I - V^T V``,
+    ``V = L^{-1} cross``, has a Cholesky factor: the test of :func:`check_kernel_matrix` on the
+    augmented matrix at the cost of one triangular solve.
+
+    Parameters
+    ----------
+    gram : CheckedGram
+        The training set's checked Gram matrix.
+    cross : ndarray of shape (l, k)
+        Kernel values between the training examples and the new ones (:func:`kernel_block`).
+    new : ndarray of shape (k, k)
+        Kernel values among the new examples.
+    name : str
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    ndarray of shape (l + k, l + k)
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``new`` is not symmetric PSD or the augmented matrix is not PSD.
+    """
+    new = _symmetrised(check_kernel_matrix(new, name, full=False), name)
+    V = scipy.linalg.solve_triangular(gram.cholesky, cross, lower=True)
+    schur = new + gram.shift * np.eye(new.shape[0]) - V.T @ V
+    try:
+        scipy.linalg.cholesky(schur, lower=True)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            f"{name}: the Gram matrix of the training set plus the test example(s) is not "
+            "positive semi-definite"
+        ) from None
+    return np.block([[gram.matrix, cross], [cross.T, new]])
 
 
 def check_fit_data(model, X, y):

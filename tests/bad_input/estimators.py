@@ -13,6 +13,8 @@ from svmtrust.nonconformity_selection import (
 from svmtrust.transduction import TransductiveSVM
 from svmtrust.validation import check_estimator_X, check_estimator_y
 
+from ._data import BAD_KERNELS
+
 X = np.random.default_rng(0).normal(size=(12, 2))
 Y = np.array([1.0, -1.0] * 6)
 GRID = dict(gammas=(1.0,), Cs=(1.0,))
@@ -119,6 +121,10 @@ def _tsvm_cases():
             name,
         )
         for name, value in bad_params
+    ]
+    cases += [
+        (TSVM + ".fit", text, lambda k=kernel: TransductiveSVM(kernel=k).fit(X, Y), "kernel")
+        for text, kernel in BAD_KERNELS
     ]
     cases += [
         (
