@@ -499,7 +499,7 @@ class _GridEstimator(ClassifierMixin, BaseEstimator):
 
     def _grid(self) -> tuple[tuple, tuple]:
         """The checked grid ``(gammas, Cs)``, after checking ``seed`` (every selector has one)."""
-        check_integer(self.seed, "seed", 0)
+        check_seed(self.seed)
         return _check_grid(self.gammas, "gammas"), _check_grid(self.Cs, "Cs")
 
     def _check_data(self, X, y) -> tuple[np.ndarray, np.ndarray]:

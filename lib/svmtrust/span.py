@@ -69,7 +69,7 @@ def _check_inputs(K, sol) -> np.ndarray:
     trained on it; return ``K``. A kernel that is not PSD gives spans and leave-one-out
     errors of no meaning, so it is refused rather than computed on."""
     K = check_kernel_matrix(K, "K")
-    check_solution(sol, K.shape[0])
+    check_solution(sol, K.shape[0], K=K)
     return K
 
 
@@ -548,7 +548,7 @@ def leave_one_out(K, y, C, solver="libsvm", sol=None) -> LeaveOneOut:
     solver = check_choice(solver, "solver", SOLVERS)
     if sol is None:
         sol = fit_svm(K, y, C, solver=solver, check_kernel=False)
-    check_solution(sol, K.shape[0], y=y, C=C)
+    check_solution(sol, K.shape[0], y=y, C=C, K=K)
     margins = y * sol.decision_function(K)
     unchanged = np.ones(K.shape[0], dtype=bool)
     category = _category(sol.alpha, C)

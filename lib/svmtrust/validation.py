@@ -292,16 +292,22 @@ def _psd_factor(mat: np.ndarray, name: str) -> tuple[float, np.ndarray]:
     return delta, factor
 
 
+#: Largest seed accepted: scikit-learn's ``random_state`` and ``numpy.random.RandomState`` take
+#: seeds in ``[0, 2^32 - 1]`` only (``numpy.random.default_rng`` takes any).
+MAX_SEED = 2**32 - 1
+
+
 def check_seed(seed, name: str = "seed") -> int:
-    """Return ``seed`` as a non-negative int, the one check of every seed of the library.
+    """Return ``seed`` as an int in ``[0, MAX_SEED]``, the one check of every seed of the
+    library.
 
     Raises
     ------
     ValueError
         Naming ``name``, if ``seed`` is not an integer (strings, floats and booleans are not)
-        or is negative.
+        or lies outside ``[0, MAX_SEED]`` (:data:`MAX_SEED`).
     """
-    return check_integer(seed, name, low=0)
+    return check_integer(seed, name, low=0, high=MAX_SEED)
 
 
 def check_rng(rng, name: str = "rng", seed_ok: bool = False) -> np.random.Generator:
@@ -347,18 +353,29 @@ def check_choice(value, name: str, choices) -> object:
     return value
 
 
-def check_solution(sol, n: int, y=None, C=None, name: str = "sol"):
+#: Relative tolerance of :func:`check_solution`'s test that a solution belongs to a Gram matrix:
+#: its stored dual value against the one recomputed on that matrix, relative to the size of
+#: the terms, ``sum(alpha) + 1/2 |alpha y|^T |K| |alpha y|``. Rounding in the recomputation
+#: stays near ``n * 1e-16`` of that size; another kernel moves the quadratic term by far more.
+SOLUTION_TOL = 1e-8
+
+
+def check_solution(sol, n: int, y=None, C=None, K=None, name: str = "sol"):
     """Return ``sol`` if it is an :class:`~svmtrust.svm.SVMSolution` on ``n`` points, trained
-    (when given) on the labels ``y`` and with the box constraint ``C``.
+    (when given) on the labels ``y``, with the box constraint ``C`` and on the Gram matrix ``K``.
 
     A solution of another problem gives wrong spans and leave-one-out errors without any
-    warning, so it is refused here.
+    warning, so it is refused here. That ``sol`` was trained on ``K`` is tested through its
+    stored dual value ``W(alpha) = sum(alpha) - 1/2 (alpha y)^T K (alpha y)``
+    (:func:`svmtrust.svm.dual_objective`), recomputed on ``K`` over the support vectors and
+    compared within :data:`SOLUTION_TOL`: a cost of ``O(|SV|^2)``, next to the ``O(n^2)`` of
+    checking ``K``.
 
     Raises
     ------
     ValueError
         Naming ``name``, if ``sol`` is not an SVMSolution, has another number of multipliers,
-        no support vector, or was trained with other labels or another ``C``.
+        no support vector, or was trained with other labels, another ``C`` or another kernel.
     """
     from .svm import SVMSolution  # svm imports this module: import at call time
 
@@ -372,7 +389,25 @@ def check_solution(sol, n: int, y=None, C=None, name: str = "sol"):
         raise ValueError(f"{name}: was trained on other labels than y")
     if C is not None and sol.C != C:
         raise ValueError(f"{name}: was trained with C = {sol.C!r}, not C = {C!r}")
+    if K is not None:
+        _check_trained_on(sol, K, name)
     return sol
+
+
+def _check_trained_on(sol, K: np.ndarray, name: str) -> None:
+    """Refuse ``sol`` unless its dual value recomputed on ``K`` equals the stored one
+    (:func:`check_solution`)."""
+    from .svm import dual_objective  # svm imports this module: import at call time
+
+    sv = sol.support
+    block = K[np.ix_(sv, sv)]
+    recomputed = dual_objective(block, sol.y[sv], sol.alpha[sv])
+    size = float(np.sum(sol.alpha)) + 0.5 * float(sol.alpha[sv] @ np.abs(block) @ sol.alpha[sv])
+    if not abs(recomputed - sol.objective) <= SOLUTION_TOL * size:
+        raise ValueError(
+            f"{name}: was trained on another kernel matrix than K (dual value {sol.objective:.6g}"
+            f", {recomputed:.6g} on K)"
+        )
 
 
 def check_table(table, name: str, columns=()):

@@ -228,6 +228,7 @@ CASES = (
         ),
         (f"{SPLIT}.fit", "convention unknown", _split(convention="crepes"), "convention"),
         (f"{SPLIT}.fit", "seed negative", _split(seed=-1), "seed"),
+        (f"{SPLIT}.fit", "seed 2**32", _split(seed=2**32), "seed"),
         (f"{SPLIT}.fit", "seed a float", _split(seed=0.5), "seed"),
         (f"{SPLIT}.fit", "seed a string", _split(seed="0"), "seed"),
         (

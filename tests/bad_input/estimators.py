@@ -182,6 +182,12 @@ def _selector_cases():
             ),
             (
                 qualname + ".fit",
+                "seed 2**32",
+                lambda cls=cls, params=params: cls(**params, seed=2**32).fit(X, Y),
+                "seed",
+            ),
+            (
+                qualname + ".fit",
                 "seed a string",
                 lambda cls=cls, params=params: cls(**params, seed="0").fit(X, Y),
                 "seed",
