@@ -68,6 +68,25 @@ def check_array(a, name: str, ndim: int) -> np.ndarray:
     return arr
 
 
+def check_numeric(values, name: str) -> np.ndarray:
+    """Return ``values`` (a number or an array of any shape) as float64, NaN and inf included.
+
+    Booleans and strings, which a conversion to float would read as numbers (``True`` as 1,
+    ``"50"`` as 50), are refused; the caller decides about NaN, inf and ranges.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``values`` holds booleans, strings, other objects or complex values.
+    """
+    try:
+        if np.asarray(values).dtype.kind not in "iuf":
+            raise TypeError
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected numbers, got {values!r}") from None
+
+
 def check_binary_labels(y, name: str = "y", n: int | None = None) -> np.ndarray:
     """Return binary labels as a float64 vector in {-1, +1} holding both classes.
 

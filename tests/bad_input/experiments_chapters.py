@@ -442,6 +442,30 @@ CASES = (
             "trials",
         ),
         (
+            M + "transduction.clopper_pearson",
+            "trials infinite",
+            lambda: xr.clopper_pearson(1, np.inf),
+            "trials",
+        ),
+        (
+            M + "transduction.clopper_pearson",
+            "errors not a whole number",
+            lambda: xr.clopper_pearson(2.5, 10),
+            "errors",
+        ),
+        (
+            M + "transduction.clopper_pearson",
+            "errors NaN",
+            lambda: xr.clopper_pearson(np.nan, 10),
+            "errors",
+        ),
+        (
+            M + "transduction.clopper_pearson",
+            "trials a boolean",
+            lambda: xr.clopper_pearson(0, True),
+            "trials",
+        ),
+        (
             M + "transduction.calibration",
             "runs empty",
             lambda: xr.calibration(EMPTY, (0.05,)),

@@ -136,6 +136,10 @@ _XK = np.random.default_rng(0).normal(size=(6, 2))
 _GRAM = v.check_kernel_gram(lambda A, B: A @ B.T + 1.0, _XK)
 NO_INPUT = {M + "CheckedGram": "a result record built by check_kernel_gram"}
 CASES += [
+    (M + "check_numeric", "a boolean", lambda: v.check_numeric(True, "a"), "a"),
+    (M + "check_numeric", "numeric strings", lambda: v.check_numeric(["1", "2"], "a"), "a"),
+    (M + "check_numeric", "complex", lambda: v.check_numeric([1j], "a"), "a"),
+    (M + "check_numeric", "ragged", lambda: v.check_numeric([1.0, [2.0]], "a"), "a"),
     (M + "kernel_block", "kernel a string", lambda: v.kernel_block("rbf", _XK, _XK), "kernel"),
     (
         M + "kernel_block",

@@ -41,6 +41,7 @@ from ..validation import (
     check_class_labels,
     check_indices,
     check_integer,
+    check_numeric,
     check_significance,
     check_table,
 )
@@ -408,12 +409,7 @@ PERCENT_TOL = 1e-9
 def _percentages(values, name: str) -> np.ndarray:
     """``values`` as a float array of percentages in [0, 100] (NaN let through), or a
     ValueError naming ``name``."""
-    try:
-        if np.asarray(values).dtype.kind in "bOSU":
-            raise TypeError
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected percentages, got {values!r}") from None
+    array = check_numeric(values, name)
     if np.any((array < 0) | (array > 100)):
         raise ValueError(f"{name}: percentages must lie in [0, 100]")
     return array
