@@ -11,13 +11,14 @@ from crepes.base import p_values_batch
 from scipy.stats import binom
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from svmtrust import conformal
+from svmtrust import conformal, validation
 from svmtrust.efficiency import observed_fuzziness, region_summary
 from svmtrust.experiments import confidence_compared as protocol
-from svmtrust.kernels import rbf_kernel
+from svmtrust.kernels import linear_kernel, rbf_kernel
 from svmtrust.nonconformity_selection import nonconformity_p_values
 from svmtrust.split_conformal import SplitConformalSVM, calibration_count
 from svmtrust.svm_distance import DistanceTCM
+from svmtrust.transduction import TransductiveSVM
 
 KERNEL = functools.partial(rbf_kernel, gamma=0.5)
 
@@ -304,6 +305,46 @@ def test_bad_data_name_the_argument():
         observed_fuzziness(np.full((2, 2), 0.5), np.array([0, 2]))
     with pytest.raises(ValueError, match="^name"):
         protocol.load("iris")
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [lambda A, B: -rbf_kernel(A, B), lambda A, B: rbf_kernel(A, B) + 0.1 * A[:, :1]],
+    ids=["-rbf", "asymmetric"],
+)
+def test_every_svm_machine_refuses_a_kernel_with_one_message(kernel):
+    """Issue 22: DistanceTCM and SplitConformalSVM returned p-values for these kernels, which
+    TransductiveSVM refused; all three now refuse them in fit, with the same message."""
+    X, y = both_classes(30, 2, np.random.default_rng(0))
+    messages = set()
+    for machine in (DistanceTCM, SplitConformalSVM, TransductiveSVM):
+        with pytest.raises(ValueError, match="^kernel: kernel matrix") as err:
+            machine(kernel=kernel).fit(X, y)
+        messages.add(str(err.value))
+    assert len(messages) == 1
+
+
+def test_augmented_check_agrees_with_the_full_check():
+    """check_augmented_gram (a Schur complement on the training set's factor) accepts exactly
+    the augmented matrices check_kernel_matrix accepts, on both sides of the tolerance."""
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(8, 3))
+    train = validation.check_kernel_gram(linear_kernel, A[:6])
+    full = linear_kernel(A)
+    for shift in (-1e-3, -1e-12, 0.0, 1e-3):
+        new = full[6:, 6:] + shift * np.eye(2)
+        augmented = np.block([[full[:6, :6], full[:6, 6:]], [full[6:, :6], new]])
+        try:
+            validation.check_kernel_matrix(augmented, "kernel")
+            accepted = True
+        except ValueError:
+            accepted = False
+        if accepted:
+            got = validation.check_augmented_gram(train, full[:6, 6:], new)
+            np.testing.assert_array_equal(got, augmented)
+        else:
+            with pytest.raises(ValueError, match="^kernel: the Gram matrix"):
+                validation.check_augmented_gram(train, full[:6, 6:], new)
 
 
 # --------------------------------------------------------------------------- scikit-learn

@@ -85,6 +85,24 @@ def test_psd_shift_is_the_tolerance_of_the_kernel_check():
     assert psd_shift(np.zeros((2, 2))) == PSD_TOL * np.finfo(float).tiny > 0.0
 
 
+def test_kernel_factor_refuses_what_the_kernel_check_refuses():
+    """Issue 22: kernel_factor of an indefinite or asymmetric matrix returned the factor of
+    another matrix (the negative eigenvalues dropped, one triangle read). Now it accepts an
+    eigenvalue down to -psd_shift, as check_kernel_matrix does, and refuses below."""
+    X = np.random.default_rng(4).normal(size=(6, 2))
+    K = X @ X.T  # rank 2: four zero eigenvalues
+    delta = psd_shift(K)
+    F = qp.kernel_factor(K - 0.5 * delta * np.eye(6))
+    assert np.allclose(F @ F.T, K, atol=1e-7 * np.mean(np.diag(K)))
+    for bad in (
+        K - 2.0 * delta * np.eye(6),
+        np.array([[1.0, 2.0], [2.0, 1.0]]),
+        K + np.tril(K, -1),
+    ):
+        with pytest.raises(ValueError, match="^K: kernel matrix"):
+            qp.kernel_factor(bad)
+
+
 def test_compiled_problems_are_cached_boundedly_and_do_not_remember_earlier_solves():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(10, 2))

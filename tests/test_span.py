@@ -467,3 +467,31 @@ def test_span_rule_counts_a_tie_as_an_error():
     assert errors[p] == (tie <= 0)
     spans[p] = np.nextafter(spans[p], np.inf) if tie > 0 else spans[p]
     assert span_rule_errors(K, sol, spans)[p]
+
+
+def _no_free_support_vector(seed):
+    """A small overlapping problem whose support vectors are all bounded at C = 0.1 (the seeds
+    of the test are the first such of a search, two with every point a support vector)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(16, 2))
+    y = np.where(X[:, 0] + 1.5 * rng.normal(size=16) > 0, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    K = rbf_kernel(X, gamma=0.5)
+    sol = fit_svm(K, y, 0.1, solver="cvxpy")
+    assert sol.free.size == 0
+    return K, y, sol
+
+
+@pytest.mark.parametrize("seed", [18, 23, 24, 25, 26, 47])
+def test_span_rule_without_first_category_support_vector_is_the_training_error(seed):
+    """Issue 22: with every support vector at C, span_rule_loo counted every support vector
+    as an error (the upper bound #SV / l). It now returns the training error, the lower bound of
+    leave-one-out derived in its docstring; exact leave-one-out lies between the two, and no
+    removal keeps the sets of support vectors (the rule's assumption)."""
+    K, y, sol = _no_free_support_vector(seed)
+    training = float(np.mean(y * sol.decision_function(K) <= 0))
+    loo = leave_one_out(K, y, sol.C, solver="cvxpy", sol=sol)
+    for method in ("closed_form", "qp"):
+        assert span_rule_loo(K, sol, method) == training
+    assert training <= float(np.mean(loo.errors)) <= sol.support.size / len(y)
+    assert not np.any(loo.sets_unchanged[sol.support])

@@ -345,6 +345,14 @@ def test_implied_error_paper_rows_and_bound_against_regions():
             )
     with pytest.raises(ValueError, match="^none:"):
         protocol.implied_error(50.0, -1.0, 90.0)
+    # no single-label region: "correct" is undefined (NaN) and adds nothing
+    assert protocol.implied_error([0.0, 10.0], [5.0, 5.0], [np.nan, 50.0]).tolist() == [5.0, 10.0]
+    # issue 22: NaN was dropped and shares of the same regions adding to 120% were accepted
+    for args, name in (((np.nan, 5.0, 90.0), "one"), ((10.0, 5.0, np.nan), "correct")):
+        with pytest.raises(ValueError, match=f"^{name}:"):
+            protocol.implied_error(*args)
+    with pytest.raises(ValueError, match="^none: one \\+ none exceeds 100%"):
+        protocol.implied_error(70.0, 50.0, 90.0)
 
 
 def test_table3_error_columns():

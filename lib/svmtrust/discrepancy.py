@@ -29,11 +29,12 @@ import numpy as np
 
 from . import qp
 from .validation import (
+    MAX_KERNEL,
     check_array,
     check_binary_labels,
     check_bool,
     check_integer,
-    check_kernel_matrix,
+    check_kernel_gram,
     check_positive,
     check_rng,
     check_significance,
@@ -97,6 +98,19 @@ class Representation:
     to_w: np.ndarray
 
 
+def _linear_gram(X: np.ndarray) -> np.ndarray:
+    """``X X^T``, refused with a ValueError naming ``X`` when its entries overflow
+    (:data:`svmtrust.validation.MAX_KERNEL`)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        K = X @ X.T
+    if not np.all(np.abs(K) <= MAX_KERNEL):
+        raise ValueError(
+            f"X: the linear kernel X X^T has entries above {MAX_KERNEL:.0e}, which overflow in "
+            "its products; scale X down"
+        )
+    return K
+
+
 def represent(X, kernel=None) -> Representation:
     """Reduced coordinates of the training points ``X`` for problem (9).
 
@@ -112,9 +126,7 @@ def represent(X, kernel=None) -> Representation:
     Representation
     """
     X = check_array(X, "X", ndim=2)
-    if kernel is not None and not callable(kernel):
-        raise ValueError(f"kernel: expected a callable kernel(X, Z), got {kernel!r}")
-    K = X @ X.T if kernel is None else check_kernel_matrix(kernel(X, X), "kernel")
+    K = _linear_gram(X) if kernel is None else check_kernel_gram(kernel, X).matrix
     phi = qp.kernel_factor(K)
     beta = phi / np.sum(phi**2, axis=0)  # E Lambda^(-1/2): the eigenvalues kept are the norms
     return Representation(phi, beta if kernel is not None else X.T @ beta)

@@ -49,6 +49,7 @@ from .validation import (
     check_estimator_X,
     check_estimator_y,
     check_integer,
+    check_positive,
     check_seed,
     check_significance,
 )
@@ -110,18 +111,20 @@ BOUND_KINDS = ("vc", "dkw")
 
 
 def _check_grid(values, name: str) -> tuple[float, ...]:
-    """A non-empty grid of positive finite numbers, as a tuple of floats."""
+    """A non-empty grid of positive finite numbers, as a tuple of floats.
+
+    Each value is checked by :func:`~svmtrust.validation.check_positive`, so booleans and
+    strings, which a conversion to float would read as numbers (``True`` as 1), are refused.
+    """
     try:
-        grid = np.asarray(values, dtype=np.float64).ravel()
+        grid = np.asarray(values, dtype=object).ravel()
     except (TypeError, ValueError):
         raise ValueError(
             f"{name}: expected a sequence of positive numbers, got {values!r}"
         ) from None
     if grid.size == 0:
         raise ValueError(f"{name}: the grid is empty")
-    if not np.all(np.isfinite(grid)) or np.any(grid <= 0):
-        raise ValueError(f"{name}: every value must be positive and finite, got {grid}")
-    return tuple(float(v) for v in grid)
+    return tuple(check_positive(v, name) for v in grid)
 
 
 def _check_data(X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -499,7 +502,7 @@ class _GridEstimator(ClassifierMixin, BaseEstimator):
 
     def _grid(self) -> tuple[tuple, tuple]:
         """The checked grid ``(gammas, Cs)``, after checking ``seed`` (every selector has one)."""
-        check_integer(self.seed, "seed", 0)
+        check_seed(self.seed)
         return _check_grid(self.gammas, "gammas"), _check_grid(self.Cs, "Cs")
 
     def _check_data(self, X, y) -> tuple[np.ndarray, np.ndarray]:

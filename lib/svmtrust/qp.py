@@ -104,11 +104,17 @@ def solve(problem: cp.Problem, what: str, tol: float = TOL) -> float:
 
     Raises
     ------
+    ValueError
+        Naming ``problem``, if it is not a cvxpy Problem or not convex (DCP).
     SolveError
         With the last status, if neither solve is optimal.
     """
     if not isinstance(problem, cp.Problem):
         raise ValueError(f"problem: expected a cvxpy Problem, got {type(problem).__name__}")
+    if not problem.is_dcp():  # cvxpy caches the answer: no cost on a problem solved again
+        raise ValueError(
+            "problem: is not convex by cvxpy's rules (not DCP), so Clarabel cannot solve it"
+        )
     if not isinstance(what, str):
         raise ValueError(f"what: expected a description (str), got {what!r}")
     tol = check_positive(tol, "tol")
@@ -157,15 +163,25 @@ def kernel_factor(K) -> np.ndarray:
     many columns as ``K`` has numerical rank. Writing ``x^T K x = ||F^T x||^2`` keeps a cvxpy
     problem provably convex without ``psd_wrap`` (eq. (svm-factor) of the SVM chapter).
 
+    The eigendecomposition reads one triangle of ``K`` and the cut-off drops negative
+    eigenvalues, so an asymmetric or indefinite ``K`` would get a factor of another matrix:
+    ``K`` is first checked symmetric and positive semi-definite within
+    :data:`svmtrust.validation.PSD_TOL` (:func:`~svmtrust.validation.check_kernel_matrix`).
+
     Parameters
     ----------
     K : ndarray of shape (n, n)
-        A validated positive semi-definite matrix.
+        A positive semi-definite matrix.
 
     Returns
     -------
     ndarray of shape (n, r)
+
+    Raises
+    ------
+    ValueError
+        Naming ``K``, if it is not symmetric positive semi-definite.
     """
-    K = check_kernel_matrix(K, "K", full=False)
+    K = check_kernel_matrix(K, "K")
     eigvals, eigvecs = psd_eigh(K)
     return eigvecs * np.sqrt(eigvals)

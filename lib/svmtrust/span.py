@@ -66,10 +66,10 @@ METHODS = ("closed_form", "qp")
 
 def _check_inputs(K, sol) -> np.ndarray:
     """Validate a Gram matrix (symmetric, positive semi-definite) and an :class:`SVMSolution`
-    trained on it; return ``K``. A kernel that is not PSD gives spans and leave-one-out
+    trained on it (its dual value recomputed on ``K``: :func:`check_solution`); return ``K``. A kernel that is not PSD gives spans and leave-one-out
     errors of no meaning, so it is refused rather than computed on."""
     K = check_kernel_matrix(K, "K")
-    check_solution(sol, K.shape[0])
+    check_solution(sol, K.shape[0], K=K)
     return K
 
 
@@ -442,6 +442,23 @@ def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
     ``T = (1 / l) #{p : y_p f(x_p) - alpha_p S_p^2 <= 0}`` over the support vectors (points
     that are not support vectors are classified correctly by leave-one-out).
 
+    **No first-category support vector.** Then every multiplier is 0 or ``C`` and the rule has
+    nothing to stand on: removing a support vector ``p`` changes ``sum_i y_i alpha_i`` by
+    ``-y_p C``, and restoring the equality constraint moves another multiplier off 0 or ``C``,
+    so the sets of support vectors change for *every* ``p`` and Theorem 2's assumption never
+    holds (``Lambda_p`` is empty, ``S_p = inf``). Two bounds remain, and this function returns
+    the lower one, the training error ``(1 / l) #{p : y_p f(x_p) <= 0}``, as Chapelle and
+    Vapnik's own code does. It is a lower bound of leave-one-out for any SVM: with ``F`` the
+    objective without example ``p``, ``g`` the full optimum and ``g^p`` the one without ``p``,
+    ``F(g) + C h_p(g) <= F(g^p) + C h_p(g^p)`` and ``F(g^p) <= F(g)`` give
+    ``h_p(g) <= h_p(g^p)`` for the hinge loss ``h_p``; so ``y_p f(x_p) <= 0`` (``h_p(g) >= 1``)
+    implies ``y_p f^p(x_p) <= y_p f(x_p) <= 0``. The upper bound is the fraction of support
+    vectors (what infinite spans would count). Leave-one-out lies anywhere between: it equals
+    the training error on some problems but not in general (a small ``C`` can give training
+    error 0 and leave-one-out 1), so with no first-category support vector this value is a
+    lower bound, not an estimate, and choosing ``C`` by minimising it favours such degenerate
+    solutions.
+
     Parameters
     ----------
     K : array_like of shape (n, n)
@@ -462,6 +479,8 @@ def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
     method = check_choice(method, "method", METHODS)
     early_stopping = check_bool(early_stopping, "early_stopping")
     K = _check_inputs(K, sol)
+    if sol.free.size == 0:  # the rule does not apply: the training error (see above)
+        return float(np.mean(sol.y * sol.decision_function(K) <= 0))
     if method == "closed_form":
         return float(np.mean(span_rule_errors(K, sol, span_closed_form(K, sol))))
     if early_stopping:
@@ -540,7 +559,8 @@ def leave_one_out(K, y, C, solver="libsvm", sol=None) -> LeaveOneOut:
     ------
     ValueError
         If ``K`` is not symmetric positive semi-definite, or ``sol`` was trained on other
-        labels, with another ``C`` or on another number of points.
+        labels, with another ``C``, on another number of points or on another kernel
+        (:func:`~svmtrust.validation.check_solution`).
     """
     K = check_kernel_matrix(K, "K")
     y = check_binary_labels(y, "y", n=K.shape[0])
@@ -548,7 +568,7 @@ def leave_one_out(K, y, C, solver="libsvm", sol=None) -> LeaveOneOut:
     solver = check_choice(solver, "solver", SOLVERS)
     if sol is None:
         sol = fit_svm(K, y, C, solver=solver, check_kernel=False)
-    check_solution(sol, K.shape[0], y=y, C=C)
+    check_solution(sol, K.shape[0], y=y, C=C, K=K)
     margins = y * sol.decision_function(K)
     unchanged = np.ones(K.shape[0], dtype=bool)
     category = _category(sol.alpha, C)

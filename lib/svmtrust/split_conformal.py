@@ -36,7 +36,6 @@ from .svm_distance import (
     scaled_decisions,
 )
 from .validation import (
-    check_array,
     check_bool,
     check_C,
     check_callable,
@@ -44,9 +43,11 @@ from .validation import (
     check_class_labels,
     check_fit_data,
     check_integer,
+    check_kernel_gram,
     check_seed,
     check_significance,
     check_test_data,
+    kernel_block,
 )
 
 #: The two p-value conventions: eq. (S) with the region ``p > eps``, or Hardoon et al.'s.
@@ -141,6 +142,12 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            Naming ``kernel``, if its Gram matrix on the proper training set is not symmetric
+            and positive semi-definite (:func:`svmtrust.validation.check_kernel_gram`).
         """
         self._check_params()
         X, y = check_fit_data(self, X, y)
@@ -155,7 +162,7 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
                 f"the split with seed {self.seed} leaves a class out"
             )
         self.X_proper_ = X[self.proper_index_]
-        K = check_array(self.kernel(self.X_proper_, self.X_proper_), "kernel", ndim=2)
+        K = check_kernel_gram(self.kernel, self.X_proper_).matrix
         self.svms_ = fit_one_vs_rest(K, proper, self.classes_.size, self.C, self.solver)
         self.calibration_codes_ = codes[self.calibration_index_]
         self.calibration_scores_ = own_class_strangeness(
@@ -165,7 +172,7 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
 
     def _distances(self, X) -> np.ndarray:
         """``f_j(x) / ||w_j||`` of examples under the proper-training SVM(s)."""
-        K_rows = check_array(self.kernel(X, self.X_proper_), "kernel", ndim=2)
+        K_rows = kernel_block(self.kernel, X, self.X_proper_)
         return scaled_decisions(self.svms_, K_rows)
 
     def test_scores(self, X) -> np.ndarray:

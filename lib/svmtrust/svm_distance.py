@@ -43,6 +43,7 @@ from .svm import SOLVERS, SVMSolution, fit_svm
 from .transduction import OUTSIDE_MARGIN_TOL
 from .validation import (
     check_array,
+    check_augmented_gram,
     check_bool,
     check_C,
     check_callable,
@@ -51,9 +52,11 @@ from .validation import (
     check_fit_data,
     check_indices,
     check_integer,
+    check_kernel_gram,
     check_kernel_matrix,
     check_solution,
     check_test_data,
+    kernel_block,
 )
 
 #: Strangeness values of one bag that agree within this fraction of the largest are tied
@@ -214,6 +217,11 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    checked_gram_ : svmtrust.validation.CheckedGram
+        The training set's Gram matrix, checked positive semi-definite; each augmented Gram
+        matrix is checked against it in :meth:`solve`.
+    gram_ : ndarray of shape (l, l)
+        That Gram matrix.
     base_ : list of SVMSolution
         The SVMs of the training set alone.
     """
@@ -236,6 +244,12 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            Naming ``kernel``, if its Gram matrix on ``X`` is not symmetric and positive
+            semi-definite (:func:`svmtrust.validation.check_kernel_gram`).
         """
         check_callable(self.kernel, "kernel")
         check_C(self.C)
@@ -244,7 +258,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         X, y = check_fit_data(self, X, y)
         self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
         self.X_train_ = X
-        self.gram_ = check_array(self.kernel(X, X), "kernel", ndim=2)
+        self.checked_gram_ = check_kernel_gram(self.kernel, X)
+        self.gram_ = self.checked_gram_.matrix
         self.base_ = fit_one_vs_rest(
             self.gram_, self.codes_, self.classes_.size, self.C, self.solver
         )
@@ -309,15 +324,23 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         P : ndarray of shape (m, n_classes)
         solves : int
             Augmented SVMs solved, out of ``m * n_classes * n_problems`` (the rest were skipped).
+
+        Raises
+        ------
+        ValueError
+            Naming ``kernel``, if the Gram matrix of the training set plus a test example is
+            not positive semi-definite (:func:`svmtrust.validation.check_augmented_gram`).
         """
         X = check_test_data(self, X)
-        cross = check_array(self.kernel(self.X_train_, X), "kernel", ndim=2)
+        cross = kernel_block(self.kernel, self.X_train_, X)
         n = self.codes_.size
         P = np.empty((X.shape[0], self.classes_.size))
         solves = 0
         for i in range(X.shape[0]):
-            diag = check_array(self.kernel(X[i : i + 1], X[i : i + 1]), "kernel", ndim=2)
-            gram = np.block([[self.gram_, cross[:, i : i + 1]], [cross[:, i : i + 1].T, diag]])
+            x = X[i : i + 1]
+            gram = check_augmented_gram(
+                self.checked_gram_, cross[:, i : i + 1], kernel_block(self.kernel, x, x)
+            )
             for c in range(self.classes_.size):
                 a, solved = self.bag_strangeness(gram, np.r_[self.codes_, c])
                 a = conformal.merge_ties(a, TIE_TOL)

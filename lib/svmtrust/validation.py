@@ -6,6 +6,8 @@ one predictable way: a :class:`ValueError` whose message starts with the argumen
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse
@@ -64,6 +66,25 @@ def check_array(a, name: str, ndim: int) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}: contains NaN or infinite values")
     return arr
+
+
+def check_numeric(values, name: str) -> np.ndarray:
+    """Return ``values`` (a number or an array of any shape) as float64, NaN and inf included.
+
+    Booleans and strings, which a conversion to float would read as numbers (``True`` as 1,
+    ``"50"`` as 50), are refused; the caller decides about NaN, inf and ranges.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``values`` holds booleans, strings, other objects or complex values.
+    """
+    try:
+        if np.asarray(values).dtype.kind not in "iuf":
+            raise TypeError
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected numbers, got {values!r}") from None
 
 
 def check_binary_labels(y, name: str = "y", n: int | None = None) -> np.ndarray:
@@ -255,31 +276,57 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
         )
     if not check_bool(full, "full"):
         return mat
+    _psd_factor(_symmetrised(mat, name), name)
+    return mat
+
+
+def _symmetrised(mat: np.ndarray, name: str) -> np.ndarray:
+    """``(K + K^T) / 2`` of a square matrix that is symmetric to a relative 1e-10, else a
+    ValueError naming ``name``."""
     scale = max(float(np.max(np.abs(mat))), np.finfo(float).tiny)
     if np.max(np.abs(mat - mat.T)) > 1e-10 * scale:
         raise ValueError(f"{name}: kernel matrix must be symmetric")
+    return (mat + mat.T) / 2.0
+
+
+def _psd_factor(mat: np.ndarray, name: str) -> tuple[float, np.ndarray]:
+    """``(delta, L)`` with ``L L^T = K + delta I`` of a symmetric ``K`` (:func:`psd_shift`), or a
+    ValueError naming ``name`` if ``K`` is not positive semi-definite within ``delta``."""
     delta = psd_shift(mat)
-    shifted = mat + delta * np.eye(mat.shape[0])
+    diagonal = np.diag(mat)
+    if np.min(diagonal) < -delta:
+        raise ValueError(
+            f"{name}: kernel matrix is not positive semi-definite (a diagonal entry, "
+            f"k(x, x) = {np.min(diagonal):.3g}, is negative)"
+        )
     try:
-        scipy.linalg.cholesky(shifted, lower=True, check_finite=False)
+        factor = scipy.linalg.cholesky(
+            mat + delta * np.eye(mat.shape[0]), lower=True, check_finite=False
+        )
     except np.linalg.LinAlgError:
         raise ValueError(
             f"{name}: kernel matrix is not positive semi-definite "
             f"(an eigenvalue lies below -{delta:.3g})"
         ) from None
-    return mat
+    return delta, factor
+
+
+#: Largest seed accepted: scikit-learn's ``random_state`` and ``numpy.random.RandomState`` take
+#: seeds in ``[0, 2^32 - 1]`` only (``numpy.random.default_rng`` takes any).
+MAX_SEED = 2**32 - 1
 
 
 def check_seed(seed, name: str = "seed") -> int:
-    """Return ``seed`` as a non-negative int, the one check of every seed of the library.
+    """Return ``seed`` as an int in ``[0, MAX_SEED]``, the one check of every seed of the
+    library.
 
     Raises
     ------
     ValueError
         Naming ``name``, if ``seed`` is not an integer (strings, floats and booleans are not)
-        or is negative.
+        or lies outside ``[0, MAX_SEED]`` (:data:`MAX_SEED`).
     """
-    return check_integer(seed, name, low=0)
+    return check_integer(seed, name, low=0, high=MAX_SEED)
 
 
 def check_rng(rng, name: str = "rng", seed_ok: bool = False) -> np.random.Generator:
@@ -325,18 +372,29 @@ def check_choice(value, name: str, choices) -> object:
     return value
 
 
-def check_solution(sol, n: int, y=None, C=None, name: str = "sol"):
+#: Relative tolerance of :func:`check_solution`'s test that a solution belongs to a Gram matrix:
+#: its stored dual value against the one recomputed on that matrix, relative to the size of
+#: the terms, ``sum(alpha) + 1/2 |alpha y|^T |K| |alpha y|``. Rounding in the recomputation
+#: stays near ``n * 1e-16`` of that size; another kernel moves the quadratic term by far more.
+SOLUTION_TOL = 1e-8
+
+
+def check_solution(sol, n: int, y=None, C=None, K=None, name: str = "sol"):
     """Return ``sol`` if it is an :class:`~svmtrust.svm.SVMSolution` on ``n`` points, trained
-    (when given) on the labels ``y`` and with the box constraint ``C``.
+    (when given) on the labels ``y``, with the box constraint ``C`` and on the Gram matrix ``K``.
 
     A solution of another problem gives wrong spans and leave-one-out errors without any
-    warning, so it is refused here.
+    warning, so it is refused here. That ``sol`` was trained on ``K`` is tested through its
+    stored dual value ``W(alpha) = sum(alpha) - 1/2 (alpha y)^T K (alpha y)``
+    (:func:`svmtrust.svm.dual_objective`), recomputed on ``K`` over the support vectors and
+    compared within :data:`SOLUTION_TOL`: a cost of ``O(|SV|^2)``, next to the ``O(n^2)`` of
+    checking ``K``.
 
     Raises
     ------
     ValueError
         Naming ``name``, if ``sol`` is not an SVMSolution, has another number of multipliers,
-        no support vector, or was trained with other labels or another ``C``.
+        no support vector, or was trained with other labels, another ``C`` or another kernel.
     """
     from .svm import SVMSolution  # svm imports this module: import at call time
 
@@ -350,7 +408,25 @@ def check_solution(sol, n: int, y=None, C=None, name: str = "sol"):
         raise ValueError(f"{name}: was trained on other labels than y")
     if C is not None and sol.C != C:
         raise ValueError(f"{name}: was trained with C = {sol.C!r}, not C = {C!r}")
+    if K is not None:
+        _check_trained_on(sol, K, name)
     return sol
+
+
+def _check_trained_on(sol, K: np.ndarray, name: str) -> None:
+    """Refuse ``sol`` unless its dual value recomputed on ``K`` equals the stored one
+    (:func:`check_solution`)."""
+    from .svm import dual_objective  # svm imports this module: import at call time
+
+    sv = sol.support
+    block = K[np.ix_(sv, sv)]
+    recomputed = dual_objective(block, sol.y[sv], sol.alpha[sv])
+    size = float(np.sum(sol.alpha)) + 0.5 * float(sol.alpha[sv] @ np.abs(block) @ sol.alpha[sv])
+    if not abs(recomputed - sol.objective) <= SOLUTION_TOL * size:
+        raise ValueError(
+            f"{name}: was trained on another kernel matrix than K (dual value {sol.objective:.6g}"
+            f", {recomputed:.6g} on K)"
+        )
 
 
 def check_table(table, name: str, columns=()):
@@ -498,6 +574,109 @@ def check_callable(value, name: str):
     if not callable(value):
         raise ValueError(f"{name}: must be callable, got {value!r}")
     return value
+
+
+def kernel_block(kernel, A, B, name: str = "kernel") -> np.ndarray:
+    """``kernel(A, B)`` of a user's kernel, checked to be a finite matrix of shape
+    ``(len(A), len(B))``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``kernel`` is not callable or returns anything else.
+    """
+    block = check_array(check_callable(kernel, name)(A, B), name, ndim=2)
+    if block.shape != (A.shape[0], B.shape[0]):
+        raise ValueError(
+            f"{name}: returned shape {block.shape}, expected {(A.shape[0], B.shape[0])}"
+        )
+    return block
+
+
+class CheckedGram(NamedTuple):
+    """The Gram matrix of a training set under a user's kernel, checked symmetric and positive
+    semi-definite (:func:`check_kernel_gram`), and what extends the check to new examples."""
+
+    #: ``K``, symmetrised, shape (l, l).
+    matrix: np.ndarray
+    #: ``delta = PSD_TOL * mean(diag(K))`` (:func:`psd_shift`).
+    shift: float
+    #: The lower Cholesky factor ``L`` of ``K + delta I``.
+    cholesky: np.ndarray
+
+
+def check_kernel_gram(kernel, X, name: str = "kernel") -> CheckedGram:
+    """The Gram matrix of ``X`` under ``kernel``, refused unless symmetric and PSD.
+
+    The one kernel check of the library's estimators, run in ``fit``: an SVM's dual is a convex
+    problem, and its optimum a function of the data, only for a positive semi-definite kernel
+    (:func:`check_kernel_matrix`, within :data:`PSD_TOL`). A kernel that is not symmetric on
+    ``X`` is refused too.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(A, B)``, the user's kernel.
+    X : ndarray of shape (l, d)
+        Training examples, already checked.
+    name : str
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    CheckedGram
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``kernel`` is not callable, returns a matrix of another shape, NaN,
+        entries above :data:`MAX_KERNEL`, a matrix that is not symmetric, or one with an
+        eigenvalue below ``-delta``.
+    """
+    gram = check_kernel_matrix(kernel_block(kernel, X, X, name), name, full=False)
+    gram = _symmetrised(gram, name)
+    return CheckedGram(gram, *_psd_factor(gram, name))
+
+
+def check_augmented_gram(gram: CheckedGram, cross, new, name: str = "kernel") -> np.ndarray:
+    """The Gram matrix of the training set plus new examples, refused unless PSD.
+
+    ``[[K, cross], [cross^T, new]] + delta I`` is positive definite exactly when ``K + delta I``
+    is (:func:`check_kernel_gram`) and the Schur complement ``new + delta I - V^T V``,
+    ``V = L^{-1} cross``, has a Cholesky factor: the test of :func:`check_kernel_matrix` on the
+    augmented matrix at the cost of one triangular solve.
+
+    Parameters
+    ----------
+    gram : CheckedGram
+        The training set's checked Gram matrix.
+    cross : ndarray of shape (l, k)
+        Kernel values between the training examples and the new ones (:func:`kernel_block`).
+    new : ndarray of shape (k, k)
+        Kernel values among the new examples.
+    name : str
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    ndarray of shape (l + k, l + k)
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``new`` is not symmetric PSD or the augmented matrix is not PSD.
+    """
+    new = _symmetrised(check_kernel_matrix(new, name, full=False), name)
+    V = scipy.linalg.solve_triangular(gram.cholesky, cross, lower=True)
+    schur = new + gram.shift * np.eye(new.shape[0]) - V.T @ V
+    try:
+        scipy.linalg.cholesky(schur, lower=True)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            f"{name}: the Gram matrix of the training set plus the test example(s) is not "
+            "positive semi-definite"
+        ) from None
+    return np.block([[gram.matrix, cross], [cross.T, new]])
 
 
 def check_fit_data(model, X, y):

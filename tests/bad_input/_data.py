@@ -37,3 +37,18 @@ def inf(a):
     a = np.array(a, dtype=float)
     a.flat[0] = np.inf
     return a
+
+
+def _sigmoid(A, B):
+    """``tanh(2 a.b + 1)``: symmetric, but indefinite on the case files' data."""
+    return np.tanh(2.0 * A @ B.T + 1.0)
+
+
+#: Kernels every estimator's fit refuses, naming ``kernel`` (issue 22): ``(description,
+#: kernel)``.
+BAD_KERNELS = [
+    ("kernel -rbf, not PSD", lambda A, B: -rbf_kernel(A, B)),
+    ("kernel sigmoid, indefinite", _sigmoid),
+    ("kernel not symmetric", lambda A, B: rbf_kernel(A, B) + 0.1 * A[:, :1]),
+    ("kernel of the wrong shape", lambda A, B: rbf_kernel(A, B)[:, :-1]),
+]

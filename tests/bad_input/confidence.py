@@ -13,7 +13,7 @@ from svmtrust.kernels import rbf_kernel
 from svmtrust.split_conformal import SplitConformalSVM, calibration_count
 from svmtrust.validation import check_callable, check_fit_data, check_test_data
 
-from ._data import SOL, K, Y, nan
+from ._data import BAD_KERNELS, SOL, K, Y, nan
 
 X = np.random.default_rng(1).normal(size=(12, 3))
 Y3 = np.array([0, 1, 2] * 4)
@@ -49,6 +49,17 @@ ROWS = _rows()
 
 def _split(**params):
     return lambda: SplitConformalSVM(**params).fit(X, Y3)
+
+
+def _psd_on_training(A, B):
+    """``a.b`` on the first three features, less ``0.9 a_4 b_4``: PSD on examples whose fourth
+    feature is 0, indefinite once one has it 1 (the Schur complement is ``-0.9``)."""
+    return A[:, :3] @ B[:, :3].T - 0.9 * np.outer(A[:, 3], B[:, 3])
+
+
+def _flagged(A, flag):
+    """``A`` with a fourth feature ``flag``: 0 for training examples, 1 for a test example."""
+    return np.column_stack([A, np.full(len(A), flag)])
 
 
 DistanceTCM = sd.DistanceTCM
@@ -142,12 +153,26 @@ CASES = (
             for text, a, b, arg in _BAD_DATA
         ]
         + [
+            (f"{name}.fit", text, lambda c=cls, k=kernel: c(kernel=k).fit(X, Y3), "kernel")
+            for text, kernel in BAD_KERNELS
+        ]
+        + [
             (f"{name}.predict_p", text, lambda f=fitted, a=a: f.predict_p(a), "X")
             for text, a in _BAD_TEST
         ]
     ]
     + [
         # DistanceTCM's own methods
+        (
+            f"{DIST}.predict_p",
+            "kernel PSD on the training set, not with the test example",
+            lambda: (
+                DistanceTCM(kernel=_psd_on_training)
+                .fit(_flagged(X, 0.0), Y3)
+                .predict_p(_flagged(X[:1], 1.0))
+            ),
+            "kernel",
+        ),
         (f"{DIST}.solve", "wrong width", lambda: FITTED_DIST.solve(X[:2, :2]), "X"),
         (f"{DIST}.solve", "unfitted", lambda: DistanceTCM().solve(X), "X"),
         (
@@ -203,6 +228,7 @@ CASES = (
         ),
         (f"{SPLIT}.fit", "convention unknown", _split(convention="crepes"), "convention"),
         (f"{SPLIT}.fit", "seed negative", _split(seed=-1), "seed"),
+        (f"{SPLIT}.fit", "seed 2**32", _split(seed=2**32), "seed"),
         (f"{SPLIT}.fit", "seed a float", _split(seed=0.5), "seed"),
         (f"{SPLIT}.fit", "seed a string", _split(seed="0"), "seed"),
         (

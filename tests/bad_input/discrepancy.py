@@ -16,6 +16,8 @@ CASES = [
     (M + "soft_loss", "margins strings", lambda: d.soft_loss(["a"]), "margins"),
     (M + "represent", "X NaN", lambda: d.represent(nan(X)), "X"),
     (M + "represent", "X 1-D", lambda: d.represent(X[:, 0]), "X"),
+    (M + "represent", "X X^T overflows", lambda: d.represent(X * 1e200), "X"),
+    (M + "represent", "X X^T above 1e150", lambda: d.represent(X * 1e100), "X"),
     (M + "represent", "kernel not callable", lambda: d.represent(X, kernel="rbf"), "kernel"),
     (
         M + "represent",

@@ -13,6 +13,8 @@ from svmtrust.nonconformity_selection import (
 from svmtrust.transduction import TransductiveSVM
 from svmtrust.validation import check_estimator_X, check_estimator_y
 
+from ._data import BAD_KERNELS
+
 X = np.random.default_rng(0).normal(size=(12, 2))
 Y = np.array([1.0, -1.0] * 6)
 GRID = dict(gammas=(1.0,), Cs=(1.0,))
@@ -121,6 +123,10 @@ def _tsvm_cases():
         for name, value in bad_params
     ]
     cases += [
+        (TSVM + ".fit", text, lambda k=kernel: TransductiveSVM(kernel=k).fit(X, Y), "kernel")
+        for text, kernel in BAD_KERNELS
+    ]
+    cases += [
         (
             TSVM + ".joint_p_value",
             "y an unknown label",
@@ -172,6 +178,12 @@ def _selector_cases():
                 qualname + ".fit",
                 "seed negative",
                 lambda cls=cls, params=params: cls(**params, seed=-1).fit(X, Y),
+                "seed",
+            ),
+            (
+                qualname + ".fit",
+                "seed 2**32",
+                lambda cls=cls, params=params: cls(**params, seed=2**32).fit(X, Y),
                 "seed",
             ),
             (

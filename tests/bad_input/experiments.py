@@ -50,4 +50,6 @@ CASES = [
     (C + "print_summary", "unknown chapter", lambda: cli.print_summary("nope", None), "name"),
     (C + "print_summary", "rows not a table", lambda: cli.print_summary("svm", None), "rows"),
     (C + "main", "seed negative", lambda: cli.main(["svm", "--seed", "-1"]), "seed"),
+    (C + "main", "seed 2**32", lambda: cli.main(["svm", "--seed", str(2**32)]), "seed"),
+    (M + "run_chapter", "seed 2**32", lambda: e.run_chapter("svm", seed=2**32), "seed"),
 ]

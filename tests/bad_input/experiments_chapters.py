@@ -66,6 +66,7 @@ CASES = (
             (f"{M}{chapter}.run", "scale unknown", lambda r=run: r(scale="huge"), "scale"),
             (f"{M}{chapter}.run", "seed a string", lambda r=run: r(seed="0"), "seed"),
             (f"{M}{chapter}.run", "seed negative", lambda r=run: r(seed=-1), "seed"),
+            (f"{M}{chapter}.run", "seed 2**32", lambda r=run: r(seed=2**32), "seed"),
             (f"{M}{chapter}.run", "n_jobs zero", lambda r=run: r(n_jobs=0), "n_jobs"),
         ]
     ]
@@ -132,6 +133,12 @@ CASES = (
         ),
         (
             M + "discrepancy.main",
+            "output in a missing folder, checked before the certified run",
+            lambda: xd.main([__file__, "--output", "/no/such/folder/x.csv"]),
+            "output",
+        ),
+        (
+            M + "discrepancy.main",
             "input missing",
             lambda: xd.main(["/no/such.csv", "--output", "/tmp/x.csv"]),
             "input",
@@ -164,6 +171,12 @@ CASES = (
             M + "nonconformity_selection.outer_folds",
             "seed negative",
             lambda: xn.outer_folds("bupa", -1),
+            "seed",
+        ),
+        (
+            M + "nonconformity_selection.outer_folds",
+            "seed 2**32",
+            lambda: xn.outer_folds("bupa", 2**32),
             "seed",
         ),
         (
@@ -316,6 +329,7 @@ CASES = (
         (M + "svm.timing_table", "seed negative", lambda: xv.timing_table(seed=-1), "seed"),
         (M + "tcm_nn.load", "name unknown", lambda: xt.load("iris"), "name"),
         (M + "tcm_nn.splits", "seed negative", lambda: xt.splits("segment", -1), "seed"),
+        (M + "tcm_nn.splits", "seed 2**32", lambda: xt.splits("segment", 2**32), "seed"),
         (
             M + "tcm_nn.region_counts",
             "significance 0",
@@ -425,6 +439,30 @@ CASES = (
             M + "transduction.clopper_pearson",
             "trials zero",
             lambda: xr.clopper_pearson(0, 0),
+            "trials",
+        ),
+        (
+            M + "transduction.clopper_pearson",
+            "trials infinite",
+            lambda: xr.clopper_pearson(1, np.inf),
+            "trials",
+        ),
+        (
+            M + "transduction.clopper_pearson",
+            "errors not a whole number",
+            lambda: xr.clopper_pearson(2.5, 10),
+            "errors",
+        ),
+        (
+            M + "transduction.clopper_pearson",
+            "errors NaN",
+            lambda: xr.clopper_pearson(np.nan, 10),
+            "errors",
+        ),
+        (
+            M + "transduction.clopper_pearson",
+            "trials a boolean",
+            lambda: xr.clopper_pearson(0, True),
             "trials",
         ),
         (

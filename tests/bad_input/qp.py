@@ -5,7 +5,7 @@ import cvxpy as cp
 import numpy as np
 from svmtrust import discrepancy, qp, validation
 
-from ._data import NOT_PSD, K, nan
+from ._data import K_ASYMMETRIC, K_LIN, NOT_PSD, K, nan
 
 M = "svmtrust.qp."
 D = "svmtrust.discrepancy."
@@ -36,6 +36,20 @@ CASES = [
     (M + "psd_eigh", "order a float", lambda: qp.psd_eigh(K, n=2.5), "n"),
     (M + "kernel_factor", "1-D", lambda: qp.kernel_factor(np.ones(4)), "K"),
     (M + "kernel_factor", "NaN", lambda: qp.kernel_factor(nan(NOT_PSD)), "K"),
+    (M + "kernel_factor", "indefinite", lambda: qp.kernel_factor(NOT_PSD), "K"),
+    (M + "kernel_factor", "not symmetric", lambda: qp.kernel_factor(K_ASYMMETRIC), "K"),
+    (
+        M + "kernel_factor",
+        "eigenvalue just below the PSD tolerance",
+        lambda: qp.kernel_factor(K_LIN - 2 * validation.psd_shift(K_LIN) * np.eye(len(K_LIN))),
+        "K",
+    ),
+    (
+        M + "solve",
+        "not convex (maximise a convex function)",
+        lambda: qp.solve(cp.Problem(cp.Maximize(cp.sum_squares(cp.Variable(2)))), "toy"),
+        "problem",
+    ),
     ("svmtrust.validation.psd_shift", "not square", lambda: validation.psd_shift(K[:2]), "K"),
     (
         "svmtrust.validation.psd_shift",

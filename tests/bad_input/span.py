@@ -2,6 +2,7 @@
 
 import numpy as np
 from svmtrust import span
+from svmtrust.kernels import rbf_kernel
 from svmtrust.svm import fit_svm
 
 from ._data import HARD, K_ASYMMETRIC, K_INDEFINITE, K_LIN, SOL, K, X, Y, nan
@@ -9,6 +10,8 @@ from ._data import HARD, K_ASYMMETRIC, K_INDEFINITE, K_LIN, SOL, K, X, Y, nan
 M = "svmtrust.span."
 OTHER_C = fit_svm(K, Y, C=10.0)
 FLIPPED = fit_svm(K, -Y, C=1.0)
+#: Trained on a wider RBF kernel of the same points (issue 22: spans 1.11 and NaN were returned).
+OTHER_KERNEL = fit_svm(rbf_kernel(X, gamma=0.5), Y, C=1.0)
 
 #: Every function taking ``(K, sol)``: each must refuse a kernel that is not PSD, not
 #: symmetric, or a ``sol`` that is not an SVMSolution of the right size.
@@ -32,6 +35,7 @@ CASES = [
         (M + name, "K not symmetric", lambda f=func: f(K_ASYMMETRIC, SOL), "K"),
         (M + name, "sol a dict", lambda f=func: f(K, {"alpha": SOL.alpha}), "sol"),
         (M + name, "sol of other size", lambda f=func: f(K[:4, :4], SOL), "sol"),
+        (M + name, "sol trained on another kernel", lambda f=func: f(K, OTHER_KERNEL), "sol"),
     ]
 ] + [
     (
@@ -89,6 +93,12 @@ CASES = [
         M + "leave_one_out",
         "sol trained with another C",
         lambda: span.leave_one_out(K, Y, 1.0, sol=OTHER_C),
+        "sol",
+    ),
+    (
+        M + "leave_one_out",
+        "sol trained on another kernel",
+        lambda: span.leave_one_out(K, Y, 1.0, sol=OTHER_KERNEL),
         "sol",
     ),
     (

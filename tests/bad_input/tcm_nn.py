@@ -213,6 +213,36 @@ CASES = [
     ),
     (
         f"{PROTOCOL}.implied_error",
+        "one NaN",
+        lambda: protocol.implied_error(np.nan, 1.0, 90.0),
+        "one",
+    ),
+    (
+        f"{PROTOCOL}.implied_error",
+        "none NaN",
+        lambda: protocol.implied_error(50.0, np.nan, 90.0),
+        "none",
+    ),
+    (
+        f"{PROTOCOL}.implied_error",
+        "correct NaN with single-label regions",
+        lambda: protocol.implied_error(50.0, 1.0, np.nan),
+        "correct",
+    ),
+    (
+        f"{PROTOCOL}.implied_error",
+        "one + none = 120",
+        lambda: protocol.implied_error(70.0, 50.0, 90.0),
+        "none",
+    ),
+    (
+        f"{PROTOCOL}.implied_error",
+        "one a string",
+        lambda: protocol.implied_error("50", 1.0, 90.0),
+        "one",
+    ),
+    (
+        f"{PROTOCOL}.implied_error",
         "correct above 100",
         lambda: protocol.implied_error(50.0, 1.0, 190.0),
         "correct",

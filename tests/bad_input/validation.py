@@ -131,3 +131,50 @@ CASES = [
     (M + "check_n_jobs", "boolean", lambda: v.check_n_jobs(True), "n_jobs"),
     (M + "check_n_jobs", "string", lambda: v.check_n_jobs("2"), "n_jobs"),
 ]
+
+_XK = np.random.default_rng(0).normal(size=(6, 2))
+_GRAM = v.check_kernel_gram(lambda A, B: A @ B.T + 1.0, _XK)
+NO_INPUT = {M + "CheckedGram": "a result record built by check_kernel_gram"}
+CASES += [
+    (M + "check_numeric", "a boolean", lambda: v.check_numeric(True, "a"), "a"),
+    (M + "check_numeric", "numeric strings", lambda: v.check_numeric(["1", "2"], "a"), "a"),
+    (M + "check_numeric", "complex", lambda: v.check_numeric([1j], "a"), "a"),
+    (M + "check_numeric", "ragged", lambda: v.check_numeric([1.0, [2.0]], "a"), "a"),
+    (M + "kernel_block", "kernel a string", lambda: v.kernel_block("rbf", _XK, _XK), "kernel"),
+    (
+        M + "kernel_block",
+        "kernel returns a vector",
+        lambda: v.kernel_block(lambda A, B: A[:, 0], _XK, _XK),
+        "kernel",
+    ),
+    (
+        M + "kernel_block",
+        "kernel returns the wrong shape",
+        lambda: v.kernel_block(lambda A, B: A @ A.T, _XK, _XK[:2]),
+        "kernel",
+    ),
+    (
+        M + "check_kernel_gram",
+        "kernel not PSD",
+        lambda: v.check_kernel_gram(lambda A, B: -A @ B.T, _XK),
+        "kernel",
+    ),
+    (
+        M + "check_kernel_gram",
+        "kernel not symmetric",
+        lambda: v.check_kernel_gram(lambda A, B: A @ B.T + A[:, :1], _XK),
+        "kernel",
+    ),
+    (
+        M + "check_augmented_gram",
+        "new block not symmetric",
+        lambda: v.check_augmented_gram(_GRAM, np.ones((6, 2)), np.array([[9.0, 1.0], [0.0, 9.0]])),
+        "kernel",
+    ),
+    (
+        M + "check_augmented_gram",
+        "augmented matrix not PSD",
+        lambda: v.check_augmented_gram(_GRAM, _GRAM.matrix[:, :1], _GRAM.matrix[:1, :1] - 0.5),
+        "kernel",
+    ),
+]

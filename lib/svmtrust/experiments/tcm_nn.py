@@ -41,6 +41,7 @@ from ..validation import (
     check_class_labels,
     check_indices,
     check_integer,
+    check_numeric,
     check_significance,
     check_table,
 )
@@ -401,6 +402,19 @@ def table2(results: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([paper, ours])
 
 
+#: Rounding allowed in a sum of percentages of the same regions (:func:`implied_error`).
+PERCENT_TOL = 1e-9
+
+
+def _percentages(values, name: str) -> np.ndarray:
+    """``values`` as a float array of percentages in [0, 100] (NaN let through), or a
+    ValueError naming ``name``."""
+    array = check_numeric(values, name)
+    if np.any((array < 0) | (array > 100)):
+        raise ValueError(f"{name}: percentages must lie in [0, 100]")
+    return array
+
+
 def implied_error(one, none, correct):
     """The smallest region error (%) that Table 3's percentages allow.
 
@@ -417,17 +431,31 @@ def implied_error(one, none, correct):
     ----------
     one, none, correct : array_like
         Percent of single-label and empty regions, and percent correct among the single-label
-        regions (the columns of :func:`table3` and of the paper's Table 3).
+        regions (the columns of :func:`table3` and of the paper's Table 3). ``correct`` may be
+        NaN where ``one`` is 0 (no single-label region), nowhere else.
 
     Returns
     -------
     ndarray
         The lower bound, in percent.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument, if a percentage lies outside [0, 100], ``one`` or ``none`` is NaN,
+        ``correct`` is NaN where ``one > 0``, or ``one + none`` exceeds 100 (both are shares of
+        the same regions).
     """
-    one, none, correct = (np.asarray(v, dtype=float) for v in (one, none, correct))
-    for value, label in ((one, "one"), (none, "none"), (correct, "correct")):
-        if np.any((value < 0) | (value > 100)):
-            raise ValueError(f"{label}: percentages must lie in [0, 100]")
+    one, none, correct = (
+        _percentages(v, label) for v, label in ((one, "one"), (none, "none"), (correct, "correct"))
+    )
+    for value, label in ((one, "one"), (none, "none")):
+        if np.any(np.isnan(value)):
+            raise ValueError(f"{label}: contains NaN")
+    if np.any(np.isnan(correct) & (one > 0)):
+        raise ValueError("correct: NaN where there are single-label regions (one > 0)")
+    if np.any(one + none > 100.0 + PERCENT_TOL):
+        raise ValueError(f"none: one + none exceeds 100%, got {np.max(one + none):.6g}")
     # a row without single-label regions has no "correct" column: nothing is added
     wrong = np.where(one > 0, one * (100.0 - np.nan_to_num(correct, nan=100.0)) / 100.0, 0.0)
     return none + wrong

@@ -34,7 +34,14 @@ from ..kernels import polynomial_kernel
 from ..rank_sum import rank_sum_p_value_mc
 from ..svm import SOLVERS
 from ..transduction import TransductiveSVM
-from ..validation import check_array, check_choice, check_integer, check_significance, check_table
+from ..validation import (
+    check_array,
+    check_choice,
+    check_integer,
+    check_numeric,
+    check_significance,
+    check_table,
+)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: The paper's kernel, ``(x . z)^3 / 256`` (Section 4).
@@ -442,15 +449,37 @@ def table2_runs(
     return pd.DataFrame(rows)
 
 
+def _counts(values, name: str) -> np.ndarray:
+    """``values`` as a float array of whole, finite numbers, or a ValueError naming ``name``."""
+    counts = check_numeric(values, name)
+    if not np.all(np.isfinite(counts) & (counts == np.round(counts))):
+        raise ValueError(f"{name}: counts must be finite whole numbers, got {values!r}")
+    return counts
+
+
 def clopper_pearson(errors, trials, level: float = 0.95):
     """Exact (Clopper-Pearson) binomial confidence interval of an error rate.
+
+    Parameters
+    ----------
+    errors, trials : array_like of int
+        Counts (whole numbers, possibly stored as floats), ``1 <= trials < inf`` and
+        ``0 <= errors <= trials``.
+    level : float
+        Confidence level, in (0, 1).
 
     Returns
     -------
     low, high : ndarray
+
+    Raises
+    ------
+    ValueError
+        Naming ``errors`` or ``trials``, if a count is not a whole number (NaN and inf are not)
+        or lies outside its range.
     """
     level = check_significance(level, "level")
-    errors, trials = np.asarray(errors, dtype=float), np.asarray(trials, dtype=float)
+    errors, trials = _counts(errors, "errors"), _counts(trials, "trials")
     if not np.all(trials >= 1):
         raise ValueError("trials: every count of trials must be at least 1")
     if not np.all((errors >= 0) & (errors <= trials)):
