@@ -46,7 +46,6 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
@@ -54,14 +53,14 @@ from .kernels import linear_kernel
 from .rank_sum import merge_ties, rank_sum_p_value
 from .svm import SOLVERS, SolveError, fit_svm
 from .validation import (
-    check_array,
+    check_augmented_gram,
     check_bool,
     check_C,
     check_estimator_X,
     check_estimator_y,
     check_integer,
-    check_kernel_matrix,
-    psd_shift,
+    check_kernel_gram,
+    kernel_block,
 )
 
 #: Default largest number of test examples :meth:`TransductiveSVM.solve_joint` accepts: ``k``
@@ -216,13 +215,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                 raise ValueError(f"{name}: must be True or False, got {getattr(self, name)!r}")
 
     def _kernel_block(self, A, B) -> np.ndarray:
-        """``kernel(A, B)``, checked to be a finite matrix of shape (len(A), len(B))."""
-        block = check_array(self.kernel(A, B), "kernel", ndim=2)
-        if block.shape != (A.shape[0], B.shape[0]):
-            raise ValueError(
-                f"kernel: returned shape {block.shape}, expected {(A.shape[0], B.shape[0])}"
-            )
-        return block
+        """``kernel(A, B)``, checked (:func:`svmtrust.validation.kernel_block`)."""
+        return kernel_block(self.kernel, A, B)
 
     def fit(self, X, y):
         """Store the training set and its Gram matrix, checked once to be PSD.
@@ -240,13 +234,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self._check_params()
         X = check_estimator_X(self, X, reset=True)
         self.classes_, self.codes_ = check_estimator_y(y, n=X.shape[0])
-        gram = check_kernel_matrix(self._kernel_block(X, X), "kernel")
-        self.gram_ = (gram + gram.T) / 2.0
-        # K + delta I = L L^T; every augmented matrix is checked through its Schur complement.
-        self.psd_shift_ = psd_shift(self.gram_)
-        self.cholesky_ = scipy.linalg.cholesky(
-            self.gram_ + self.psd_shift_ * np.eye(X.shape[0]), lower=True
-        )
+        # Every augmented Gram matrix is checked against this one (_augmented_gram).
+        self.checked_gram_ = check_kernel_gram(self.kernel, X)
+        self.gram_ = self.checked_gram_.matrix
         self.X_train_ = X
         self.base_ = [
             self._solve(self.gram_, self._problem_signs(self.codes_, c), "the training set")
@@ -269,17 +259,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         :meth:`fit`): the test of :func:`svmtrust.validation.check_kernel_matrix` at the cost
         of a triangular solve, which is why :func:`fit_svm` may skip its own check.
         """
-        new = check_kernel_matrix(new, "kernel")
-        V = scipy.linalg.solve_triangular(self.cholesky_, cross, lower=True)
-        schur = new + self.psd_shift_ * np.eye(new.shape[0]) - V.T @ V
-        try:
-            scipy.linalg.cholesky(schur, lower=True)
-        except np.linalg.LinAlgError:
-            raise ValueError(
-                "kernel: the Gram matrix of the training set plus the test example(s) is not "
-                "positive semi-definite"
-            ) from None
-        return np.block([[self.gram_, cross], [cross.T, new]])
+        return check_augmented_gram(self.checked_gram_, cross, new)
 
     def _problems(self) -> range:
         """Class indices of the SVMs: the binary SVM (class 1 against 0), or one per class."""

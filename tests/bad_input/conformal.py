@@ -9,6 +9,9 @@ M = "svmtrust.conformal."
 P = np.full((2, 2), 0.5)
 
 CASES = [
+    (M + "merge_ties", "scores NaN", lambda: conformal.merge_ties(nan([1.0, 2.0]), 1e-9), "scores"),
+    (M + "merge_ties", "tol zero", lambda: conformal.merge_ties([1.0, 2.0], 0.0), "tol"),
+    (M + "merge_ties", "tol string", lambda: conformal.merge_ties([1.0, 2.0], "1e-9"), "tol"),
     (M + "p_values", "scores NaN", lambda: conformal.p_values(nan([1.0, 2.0, 3.0]), 1.0), "scores"),
     (
         M + "p_values",
