@@ -438,6 +438,18 @@ def test_affected_examples_against_recomputed_scores(k):
         protocol.affected_examples(X, y, X_test[:, :1], k=k)
 
 
+def test_affected_examples_is_an_upper_bound_with_duplicates():
+    """A same-class duplicate scores 0 whatever the new object does, yet lies in its ball."""
+    X, y = np.array([[0.0], [0.0], [5.0], [6.0]]), np.array([0, 0, 1, 1])
+    alone = TCMNearestNeighbours(k=1).fit(X, y).strangeness_
+    moved = np.zeros(len(y), dtype=bool)
+    for label in (0, 1):
+        bag = TCMNearestNeighbours(k=1).fit(np.vstack([X, [[1.0]]]), np.append(y, label))
+        moved |= bag.strangeness_[:-1] != alone
+    assert moved.tolist() == [False, False, True, True]  # the duplicates keep their score 0
+    assert protocol.affected_examples(X, y, [[1.0]], k=1).tolist() == [4]
+
+
 def test_extra_seed_rows_feed_the_spread_and_stay_out_of_the_tables():
     name, ks = "shuttle-c2-vs-c4", (1,)
     tasks = [

@@ -228,6 +228,12 @@ CASES = (
         ),
         (
             M + "nonconformity_selection.fold_seed",
+            "fold beyond the book-scale run",
+            lambda: xn.fold_seed("bupa", 1, scale="book"),
+            "fold",
+        ),
+        (
+            M + "nonconformity_selection.fold_seed",
             "seed a string",
             lambda: xn.fold_seed("bupa", 0, seed="0"),
             "seed",

@@ -442,12 +442,18 @@ def sd_comparison(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def fold_seed(name: str, fold: int, seed: int = 0, scale: str = "paper") -> int:
-    """The selectors' seed in fold ``fold`` of ``name`` in a :func:`run` seeded with ``seed``."""
-    names = DATASETS + VARIANTS if check_scale(scale) == "paper" else DATASETS
+    """The selectors' seed in fold ``fold`` of ``name`` in a :func:`run` seeded with ``seed``.
+
+    A run at ``scale`` has :data:`N_FOLDS` outer folds (paper) or :data:`BOOK_FOLDS` (book);
+    a ``fold`` the run does not have raises ``ValueError``.
+    """
+    scale = check_scale(scale)
+    names = DATASETS + VARIANTS if scale == "paper" else DATASETS
     check_choice(name, "name", names)
-    fold = check_integer(fold, "fold", 0, N_FOLDS - 1)
+    n_outer = N_FOLDS if scale == "paper" else BOOK_FOLDS
+    fold = check_integer(fold, "fold", 0, n_outer - 1)
     seed = check_seed(seed)
-    index = names.index(name) * (N_FOLDS if scale == "paper" else BOOK_FOLDS) + fold
+    index = names.index(name) * n_outer + fold
     return int(task_rng(seed, index).integers(2**31 - 1))
 
 
@@ -552,8 +558,10 @@ def bound_curve(
 ) -> pd.DataFrame:
     """Figure 2: error rate of the test points whose bound is at most each bound value.
 
-    One outer fold of ``name`` (the split of :func:`outer_folds`), the nonconformity selector
-    on the grid of ``scale``; for every distinct value ``b`` of Proposition 4.2's quantity
+    One outer fold of ``name`` (the split of :func:`outer_folds`) and the nonconformity
+    selector of that fold in a :func:`run` at ``scale`` seeded with ``seed`` (seeded by
+    :func:`fold_seed`, so its training and validation split and its tie draws are those of the
+    run's row); for every distinct value ``b`` of Proposition 4.2's quantity
     ``epsilon_crit + Delta`` over the test points (``kind`` ``"vc"`` or ``"dkw"``, see
     :func:`svmtrust.nonconformity_selection.nonconformity_bound`), the error rate of the test
     points with a value ``<= b``.
@@ -569,8 +577,8 @@ def bound_curve(
     delta = check_significance(delta, "delta")
     train, test = outer_folds(name, check_seed(seed))[fold]
     X_train, X_test, y_train, y_test = fold_data(name, train, test)
-    model = NonconformityModelSelector(*grid(scale), seed=seed).fit(X_train, y_train)
-    bounds = model.bound(X_test, delta, kind)
+    model = NonconformityModelSelector(*grid(scale), seed=fold_seed(name, fold, seed, scale))
+    bounds = model.fit(X_train, y_train).bound(X_test, delta, kind)
     wrong = model.predict(X_test) != y_test
     values = np.unique(bounds)
     count = np.array([np.sum(bounds <= b) for b in values])

@@ -652,9 +652,11 @@ def affected_examples(X_train, y_train, X_test, k: int = 1) -> np.ndarray:
     """How many training strangeness values each test object can change (step 2.3).
 
     By the lemma of the chapter, a new object at distance ``d_i`` from training example ``i``
-    changes its score under some candidate label exactly when ``d_i`` is below the larger of
-    its ``k``-th same-class and ``k``-th other-class distances in the training bag. This
-    counts those examples with scikit-learn's exact neighbour search, independently of
+    changes its score under some candidate label only if ``d_i`` is below the larger of its
+    ``k``-th same-class and ``k``-th other-class distances in the training bag, and then does
+    whenever both sums of eq. (2) are positive (a duplicated point can make one of them 0, and
+    its score cannot move). This counts those examples, an upper bound on the scores that move,
+    with scikit-learn's exact neighbour search, independently of
     :class:`~svmtrust.tcm_nn.TCMNearestNeighbours`.
 
     Parameters
