@@ -61,9 +61,10 @@ def title_page() -> str:
 \vspace{{1cm}}
 {{\large Version {_tex(cff["version"])}, released {_tex(cff["date-released"])}\par}}
 \vfill
-\begin{{minipage}}{{0.9\linewidth}}
+\begin{{minipage}}{{\linewidth}}
 \small Cite this book as below (the same record is in the repository's \texttt{{CITATION.cff}}),
 and cite the original papers too when you use their methods.
+\footnotesize
 \begin{{verbatim}}
 {bibtex_entry()}
 \end{{verbatim}}
@@ -96,12 +97,54 @@ class BookPdf(SphinxDirective):
         return [book_pdf()]
 
 
+#: Added to the LaTeX preamble. Identifiers in inline code (``load_breast_cancer_ljubljana`` in
+#: a table cell) may break after an underscore rather than run into the margin. A code cell
+#: inside an admonition (the solutions of the exercises) is typeset without its own frame, so it
+#: can break across pages: Sphinx frames it only when it guesses that it fits the page, a frame
+#: inside a frame cannot break, and a wrong guess (a solution in the last chapter) pushed a
+#: page 35 pt into the bottom margin.
+PREAMBLE = r"""
+\let\svmtrustunderscore\_
+\renewcommand{\_}{\svmtrustunderscore\allowbreak}
+\makeatletter
+\RequirePackage{etoolbox}
+\patchcmd{\endsphinxVerbatim}{\pagetotal+\pagedepth>\pagegoal}{\pagetotal+\pagedepth>-\maxdimen}
+  {}{\PackageError{book}{sphinxVerbatim changed: the nested-frame patch no longer applies}{}}
+\makeatother
+"""
+
+
 def configure(app, config):
-    """A4 paper and the book's own title page in the LaTeX build."""
+    """A4 paper, the book's own title page, and no general index in the LaTeX build (the HTML
+    book has none either: the book has no index entries, only the API's objects, whose long
+    names do not fit its two columns)."""
     elements = dict(config.latex_elements or {})
     elements["papersize"] = "a4paper"
     elements["maketitle"] = title_page()
+    elements["printindex"] = ""
+    elements["preamble"] = elements.get("preamble", "") + PREAMBLE
     config.latex_elements = elements
+
+
+def number_like_the_html(app):
+    """Number statements in the PDF per chapter, as the HTML does ("Theorem 6.2").
+
+    With parts in the table of contents, sphinx-jupyterbook-latex sets ``numfig_secnum_depth``
+    to 2, which the LaTeX writer needs (the part is a level there) to number equations per
+    chapter, "(6.4)", but which numbers sphinx-proof's statements per section, "Theorem 6.2.1".
+    So the statements are numbered with depth 1 (this handler, after sphinx-jupyterbook-latex's
+    at priority 900) and the writer gets 2 back once the numbers are assigned
+    (:func:`restore_depth`)."""
+    if app.builder.format == "latex":
+        app.config.numfig_secnum_depth = 1
+
+
+def restore_depth(app, env):
+    """After the statements are numbered (``env-get-updated``, priority 900), give the LaTeX
+    writer the depth sphinx-jupyterbook-latex chose."""
+    if app.builder.format == "latex":
+        app.config.numfig_secnum_depth = 2
+    return []
 
 
 def outdated(app, env, added, changed, removed):
@@ -163,6 +206,8 @@ def setup(app):
     app.add_node(book_pdf)
     app.add_directive("book-pdf", BookPdf)
     app.connect("config-inited", configure)
+    app.connect("builder-inited", number_like_the_html, priority=900)
+    app.connect("env-get-updated", restore_depth, priority=900)
     app.connect("env-get-outdated", outdated)
     app.connect("env-purge-doc", purge)
     app.connect("env-merge-info", merge)
