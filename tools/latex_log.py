@@ -19,7 +19,9 @@ LOG = Path(__file__).resolve().parents[1] / "_build" / "latex" / "trusting-svm.l
 OVERFULL = re.compile(r"^Overfull \\[hv]box \((\d+(?:\.\d+)?)pt too (?:wide|high)\)(.*)$", re.M)
 #: "LaTeX Warning: Reference `x' on page 3 undefined", the same for citations and hyperref's
 #: "Hyper reference `x' on page 3 undefined".
-UNDEFINED = re.compile(r"^.*Warning: (?:Hyper reference|Reference|Citation) `([^']+)'.*undefined", re.M)
+UNDEFINED = re.compile(
+    r"^.*Warning: (?:Hyper reference|Reference|Citation) `([^']+)'.*undefined", re.M
+)
 
 
 def problems(log: str, tolerance: float = 20.0) -> list[str]:
