@@ -10,14 +10,27 @@ JB     := $(BIN)/jupyter-book build . -W -n --keep-going
 
 export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
-# Progress bars (tqdm, on stderr) show in JupyterLab and on the command line; the book build and
-# nbval run with SVMTRUST_PROGRESS=0 so that no bar lands in a rendered or stored output.
+# Progress bars (tqdm, on stderr) show in JupyterLab and on the command line; the book build runs
+# with SVMTRUST_PROGRESS=0, and nbval switches them off in book/conftest.py, so that no bar lands
+# in a rendered or stored output.
 
-.PHONY: help venv book test lint unit nbval book-clean html-check bench reproduce lab strip clean
+# Debian packages: Chromium for the layout checks of the HTML (tests/html/test_layout.py) and
+# TeX Live for the PDF. tools/need_debian.sh installs the missing ones when run as root and
+# otherwise prints the apt-get command and stops.
+BROWSER_DEBS := chromium
+TEX_DEBS := latexmk texlive-xetex texlive-latex-extra texlive-fonts-recommended \
+	texlive-fonts-extra texlive-plain-generic lmodern fonts-freefont-otf xindy
+# What the HTML tests ask of the PDF: REQUIRE_PDF=1 (as in `make test`) fails when it is missing.
+REQUIRE_PDF ?= 0
+
+.PHONY: help venv book pdf test lint unit nbval book-clean html-check browser tex bench \
+	reproduce lab strip clean
 
 help:
 	@echo "make book       build the HTML book into _build/html (executes every chapter)"
-	@echo "make test       style (ruff), unit tests, nbval over the chapters, a from-scratch -W build"
+	@echo "make pdf        the whole book as one PDF, _build/latex/trusting-svm.pdf (TeX Live)"
+	@echo "make test       style (ruff), unit tests, nbval over the chapters, a from-scratch -W build,"
+	@echo "                the PDF, and the HTML checked in a headless Chromium"
 	@echo "make bench      timing comparisons (tests/benchmarks)"
 	@echo "make reproduce CHAPTER=NAME   run a chapter's protocol at paper scale"
 	@echo "make lab        open the chapters in JupyterLab"
@@ -35,13 +48,25 @@ $(STAMP): requirements.txt lib/pyproject.toml
 book: $(STAMP)
 	SVMTRUST_PROGRESS=0 $(JB)
 
+# The whole book through Jupyter Book's LaTeX builder (XeLaTeX), reusing the execution cache of
+# the HTML build (about a minute after `make book`). tools/latex_log.py fails on an undefined
+# reference or citation and on an overfull box over 20 pt. When the HTML book is built, an
+# incremental build then links the PDF from it (book/_ext/book_pdf.py copies it beside the pages).
+pdf: $(STAMP) tex
+	rm -f _build/latex/trusting-svm.pdf
+	SVMTRUST_PROGRESS=0 $(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex
+	test -s _build/latex/trusting-svm.pdf
+	$(BIN)/python tools/latex_log.py _build/latex/trusting-svm.log
+	if [ -d _build/html ]; then SVMTRUST_PROGRESS=0 $(JB); fi
+
 # The chapters run twice (nbval, then the build); the two runs are independent, so they share
-# the two cores of a laptop-sized machine.
+# the two cores of a laptop-sized machine. The PDF reuses the build's execution cache.
 test: $(STAMP)
 	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) -j2 --output-sync=target nbval book-clean
-	$(MAKE) html-check
+	$(MAKE) pdf
+	$(MAKE) html-check REQUIRE_PDF=1
 
 # Style: ruff's linter and formatter (configuration in ruff.toml), over the library, the tests,
 # the tools and the chapters.
@@ -53,8 +78,9 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --ignore=tests/benchmarks \
 		--ignore=tests/html
 
+# As run.md gives it, with no environment variable: book/conftest.py switches progress bars off.
 nbval: $(STAMP)
-	SVMTRUST_PROGRESS=0 $(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -q -p no:cacheprovider book
+	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -q -p no:cacheprovider book
 
 # A build from scratch: an incremental build that finds nothing changed exits 0 even when a
 # cell is broken, so the gate removes _build first.
@@ -62,8 +88,14 @@ book-clean: $(STAMP)
 	rm -rf _build
 	SVMTRUST_PROGRESS=0 $(JB)
 
-html-check: $(STAMP)
-	REQUIRE_HTML=1 $(BIN)/python -m pytest tests/html -q -p no:cacheprovider
+html-check: $(STAMP) browser
+	REQUIRE_HTML=1 REQUIRE_PDF=$(REQUIRE_PDF) $(BIN)/python -m pytest tests/html -q -p no:cacheprovider
+
+browser:
+	@[ -n "$${CHROMIUM:-}" ] || command -v chromium >/dev/null || tools/need_debian.sh $(BROWSER_DEBS)
+
+tex:
+	@tools/need_debian.sh $(TEX_DEBS)
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest tests/benchmarks -q -s -p no:cacheprovider

@@ -56,3 +56,24 @@ def test_bibliography_parses_and_every_cited_key_is_in_it():
                     cited.add(next((key[len(p) :] for p in prefixes if key.startswith(p)), key))
     assert cited, "no citation found: the pattern is wrong"
     assert sorted(cited - keys) == []
+
+
+def test_citation_names_the_book_its_version_and_the_pdf():
+    """CITATION.cff's preferred citation and the BibTeX entry name the book, its version and
+    its PDF; the PDF's title page (book/_ext/book_pdf.py) carries version, date and the entry."""
+    import sys
+
+    cff = _cff()
+    preferred = cff["preferred-citation"]
+    assert preferred["title"] == cff["title"] and str(preferred["version"]) == str(cff["version"])
+    assert str(preferred["date-released"]) == str(cff["date-released"])
+    pdf = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["latex"]
+    pdf_name = pdf["latex_documents"]["targetname"].replace(".tex", ".pdf")
+    assert preferred["filename"] == pdf_name
+    assert pdf_name in _bibtex("book/intro.md")
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import book_pdf
+
+    page = book_pdf.title_page()
+    assert _bibtex("book/intro.md").rstrip() in page
+    assert f"Version {cff['version']}, released {cff['date-released']}" in page

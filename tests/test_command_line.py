@@ -79,3 +79,16 @@ def test_summary_of_each_recorded_run(name, capsys):
     cli.print_summary(name, rows)
     printed = capsys.readouterr().out
     assert 5 < len(printed.splitlines()) < 200
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--seed", "-1"], "seed:"), (["--n-jobs", "0"], "n_jobs:"), (["--n-jobs", "-2"], "n_jobs:")],
+)
+def test_bad_seed_or_workers_are_usage_errors(monkeypatch, capsys, args, message):
+    monkeypatch.setattr(cli, "run_chapter", _never_run)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["svm", *args])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err and message in err

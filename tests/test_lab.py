@@ -29,3 +29,31 @@ def test_jupyterlab_myst_is_installed_and_enabled():
     assert f"v{_pinned('jupyterlab-myst')}" in line
     assert "enabled" in line and "OK" in line, line  # "X" instead of "OK": incompatible
     assert "is not compatible" not in text, text
+
+
+def test_chapters_store_the_kernelspec_lab_writes():
+    """Opening a chapter in JupyterLab starts the environment's kernel and writes its name and
+    display name into the notebook: the chapters store exactly these, so opening one does not
+    mark it modified (tools/lab_screenshots.py shows the difference in a browser)."""
+    import json
+
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    expected = {"display_name": spec.display_name, "language": spec.language, "name": "python3"}
+    for path in sorted((ROOT / "book").glob("*.ipynb")):
+        stored = json.loads(path.read_text(encoding="utf-8"))["metadata"]["kernelspec"]
+        assert stored == expected, (path.name, stored, expected)
+
+
+def test_nbval_runs_of_the_chapters_show_no_progress_bar(monkeypatch):
+    """book/conftest.py, which pytest loads for `pytest --nbval-lax book/NAME.ipynb`, switches
+    the progress bars off unless SVMTRUST_PROGRESS is set."""
+    import runpy
+
+    monkeypatch.delenv("SVMTRUST_PROGRESS", raising=False)
+    runpy.run_path(str(ROOT / "book" / "conftest.py"))
+    assert sys.modules["os"].environ["SVMTRUST_PROGRESS"] == "0"
+    monkeypatch.setenv("SVMTRUST_PROGRESS", "1")
+    runpy.run_path(str(ROOT / "book" / "conftest.py"))
+    assert sys.modules["os"].environ["SVMTRUST_PROGRESS"] == "1"

@@ -133,3 +133,18 @@ def test_api_reference_documents_every_module(html_dir):
     assert len(soup.select("dl.py.function")) >= 50  # the functions, with their docstrings
     intro = (html_dir / "book" / "intro.html").read_text(encoding="utf-8")
     assert 'href="api.html"' in intro
+
+
+def test_index_of_statements_gives_numbers_and_titles(html_dir):
+    """The index of statements names each entry as the chapters do, "Theorem 8.1 (...)",
+    grouped by chapter, never by its bare label (md-thm-flip)."""
+    main = _soup(html_dir / "prf-prf.html").select_one("main")
+    entries = [a.get_text(" ", strip=True) for a in main.select("table a")]
+    assert len(entries) > 30, entries
+    named = re.compile(
+        r"^(Theorem|Lemma|Proposition|Definition|Algorithm|Corollary|Remark"
+        r"|Example|Assumption|Conjecture|Criterion|Observation|Property|Axiom)"
+        r" \d+\.\d+"
+    )
+    assert all(named.match(entry) for entry in entries), [e for e in entries if not named.match(e)]
+    assert "6. Model selection with the span of support vectors" in main.get_text(" ")

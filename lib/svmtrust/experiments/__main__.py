@@ -5,7 +5,9 @@ and, with ``--output``, writes every row of the run as CSV. The
 output file is checked before the run starts, so a paper-scale run never ends on an error about
 where to write. ``--backend dask`` sends the protocol's tasks to a Dask cluster through joblib:
 a ``distributed.LocalCluster`` on this machine, or the cluster whose scheduler ``--scheduler``
-names; the rows are the same as with ``--n-jobs 1``, except for timing columns.
+names; the rows are the same as with ``--n-jobs 1``, except for timing columns. Arguments that
+cannot be run (a negative seed, ``--n-jobs 0``, an output that cannot be written) are usage errors:
+the command prints its usage and the reason, and exits with status 2 before any work.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 import joblib
 import pandas as pd
 
-from ..validation import check_choice, check_table
+from ..validation import check_choice, check_n_jobs, check_seed, check_table
 from . import CHAPTERS, SCALES, run_chapter
 
 #: Where the protocol's tasks can run: joblib's process pool on this machine, or Dask.
@@ -130,6 +132,8 @@ def main(argv=None) -> int:
     try:
         output = check_output(args.output)
         check_backend(args.backend, args.scheduler)
+        check_seed(args.seed)
+        check_n_jobs(args.n_jobs)
     except ValueError as error:
         parser.error(str(error))
     n_jobs = args.n_jobs if args.n_jobs is not None else (-1 if args.backend == "dask" else 1)

@@ -1,0 +1,140 @@
+"""The built pages in a real browser: no display equation is wider than its box on a laptop
+screen (1280 px) or on A4 paper (the page printed from the browser), and no page scrolls sideways
+on a phone (400 px).
+
+MathJax typesets the equations only in a browser, so these checks drive a headless Chromium
+(``tests/html/browser.py``). Without Chromium they fail under ``REQUIRE_HTML=1`` (``make
+html-check``, which installs it first when run as root) and are skipped otherwise, with the
+command that installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from .browser import INSTALL, Browser, find_chromium
+
+#: Width of a laptop screen, in CSS pixels.
+SCREEN = 1280
+#: Width of a phone screen, in CSS pixels.
+PHONE = 400
+#: CSS pixels per millimetre (96 per inch).
+PX_PER_MM = 96 / 25.4
+
+#: Everything folded away (solutions, dropdowns) is unfolded before measuring, so that every
+#: equation is laid out; then, for each display, the width it needs and the width it has (none
+#: on a page without MathJax).
+MEASURE = """(() => {
+  if (!(window.MathJax && MathJax.startup && MathJax.startup.document)) return [];
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+  const items = MathJax.startup.document;
+  return [...document.querySelectorAll('mjx-container[display="true"]')].map(c => {
+    const math = c.querySelector('mjx-math');
+    const item = items.getMathItemsWithin(c)[0];
+    const box = c.closest('.math') || c.parentElement;
+    const label = box.querySelector('.eqno');
+    return {
+      tex: item ? item.math.trim().replace(/\\s+/g, ' ').slice(0, 70) : '',
+      number: label ? label.textContent.replace('#', '').trim() : '',
+      need: Math.ceil(Math.max(c.scrollWidth, math ? math.getBoundingClientRect().width : 0)),
+      have: c.clientWidth,
+    };
+  });
+})()"""
+
+#: How far the page itself scrolls sideways.
+PAGE_OVERFLOW = "document.scrollingElement.scrollWidth - window.innerWidth"
+
+
+def a4_text_width(css: str) -> int:
+    """Width in CSS pixels of the text on an A4 page, from the stylesheet's ``@page`` rule
+    (``size: A4`` and the left and right margins in millimetres)."""
+    rule = re.search(r"@page\s*\{([^}]*)\}", css)
+    assert rule and re.search(r"size:\s*A4\b", rule.group(1)), "book.css sets no A4 @page"
+    margins = re.search(r"margin:\s*(\d+)mm\s+(\d+)mm", rule.group(1))
+    assert margins, "book.css gives the @page margins as `margin: VERTICALmm HORIZONTALmm`"
+    return int((210 - 2 * int(margins.group(2))) * PX_PER_MM)
+
+
+def too_wide(displays: list[dict]) -> list[str]:
+    """The displays that need more width than their box has (one pixel of rounding allowed);
+    a display with no width at all was not laid out and counts as a failure too."""
+    return [
+        f"{d['number'] or 'unnumbered'} needs {d['need']} px, has {d['have']}: {d['tex']}"
+        for d in displays
+        if d["have"] == 0 or d["need"] > d["have"] + 1
+    ]
+
+
+def test_too_wide_sees_a_cut_equation_and_a_hidden_one():
+    fits = {"tex": "a+b", "number": "(1.1)", "need": 40, "have": 600}
+    assert too_wide([fits, {**fits, "need": 601}]) == []  # one pixel of rounding
+    assert len(too_wide([{**fits, "need": 700}])) == 1
+    assert len(too_wide([{**fits, "have": 0}])) == 1
+
+
+def test_a4_text_width_reads_the_page_rule():
+    assert a4_text_width("@page { size: A4; margin: 20mm 15mm; }") == 680
+    with pytest.raises(AssertionError):
+        a4_text_width("@page { size: letter; margin: 20mm 15mm; }")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium, or a failure (REQUIRE_HTML=1) or skip that says how to install it."""
+    executable = find_chromium()
+    if executable is None:
+        message = (
+            "no Chromium for the layout checks: install it with "
+            f"`{INSTALL}` (as root), or set CHROMIUM to its path"
+        )
+        if os.environ.get("REQUIRE_HTML") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    with Browser(executable) as chromium:
+        yield chromium
+
+
+@pytest.fixture(scope="module")
+def layouts(browser, html_dir, pages) -> dict:
+    """For each page: its displays measured on a laptop screen and on A4 paper, and how far it
+    scrolls sideways on a phone."""
+    print_width = a4_text_width((html_dir / "_static" / "book.css").read_text(encoding="utf-8"))
+    measured = {}
+    for page in pages:
+        name = page.relative_to(html_dir).as_posix()
+        if name.startswith("_static/") or "http-equiv=" in page.read_text(encoding="utf-8")[:300]:
+            continue  # the theme's own templates, and the redirect to the introduction
+        browser.emulate(SCREEN)
+        browser.open(page.as_uri())
+        screen = browser.evaluate(MEASURE)
+        browser.emulate(print_width, media="print")
+        paper = browser.evaluate(MEASURE)
+        browser.emulate(PHONE)
+        measured[name] = {
+            "screen": screen,
+            "print": paper,
+            "phone": browser.evaluate(PAGE_OVERFLOW),
+        }
+    return measured
+
+
+def test_the_chapters_were_measured(layouts):
+    svm = layouts["book/svm.html"]
+    assert len(svm["screen"]) >= 10 and len(svm["print"]) == len(svm["screen"])
+
+
+@pytest.mark.parametrize("medium", ["screen", "print"])
+def test_no_display_equation_is_wider_than_its_box(layouts, medium):
+    cut = {name: too_wide(page[medium]) for name, page in layouts.items()}
+    cut = {name: found for name, found in cut.items() if found}
+    assert not cut, cut
+
+
+def test_no_page_scrolls_sideways_on_a_phone(layouts):
+    wide = {name: page["phone"] for name, page in layouts.items() if page["phone"] > 0}
+    assert not wide, wide
