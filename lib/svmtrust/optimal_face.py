@@ -26,6 +26,8 @@ and ``a_i``) get equal values, since swapping them maps ``F`` to itself.
 
 from __future__ import annotations
 
+import warnings
+
 import cvxpy as cp
 import numpy as np
 import scipy.linalg
@@ -250,7 +252,12 @@ def _bordered_solve(A_FF, a_F, rhs_top, rhs_last):
     sigma = max(float(np.max(np.abs(A_FF))), 1e-300)
     system = np.block([[A_FF, sigma * a_F[:, None]], [sigma * a_F[None, :], np.zeros((1, 1))]])
     rhs = np.r_[rhs_top, sigma * rhs_last]
-    solution, *_ = scipy.linalg.lstsq(system, rhs, cond=RANK_TOL, lapack_driver="gelsd")
+    try:  # a non-singular system (the usual case) by a symmetric factorisation, cheaply
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+            solution = scipy.linalg.solve(system, rhs, assume_a="sym")
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+        solution, *_ = scipy.linalg.lstsq(system, rhs, cond=RANK_TOL, lapack_driver="gelsd")
     size = max(float(np.max(np.abs(rhs))), float(np.max(np.abs(system) @ np.abs(solution))), 1e-300)
     if np.max(np.abs(system @ solution - rhs)) > SOLVE_TOL * size:
         return None

@@ -161,7 +161,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
     C : float, default numpy.inf
         Box constraint; ``numpy.inf`` is the paper's hard margin.
     solver : {"libsvm", "cvxpy"}
-        Passed to :func:`svmtrust.svm.fit_svm`; the p-values do not depend on it.
+        Passed to :func:`svmtrust.svm.fit_svm`. The p-values do not depend on it: both solvers'
+        answers are made the canonical (minimum-norm) optimum, a function of the bag
+        (Theorem "One optimum per bag" of the SVM chapter; tested on data with copies).
     max_joint : int, default :data:`DEFAULT_MAX_JOINT`
         Largest number of test examples :meth:`solve_joint` labels jointly.
     reuse_outside_margin : bool, default True

@@ -1,0 +1,50 @@
+"""The cost of one optimum per bag (``make bench``; not part of ``make test``).
+
+Issue 22 asks that the canonical optimum stay cheap. For RBF problems of the Pima data at
+n = 200, 500 and 1000 (C = 1, gamma = 1/d), this times ``fit_svm(solver="libsvm")`` (libsvm, the
+active-set polish and the minimum-norm step) against the bare libsvm run underneath it
+(``svmtrust.svm._solve_libsvm``), fastest of repeated runs timed in alternation, and prints the
+ratio. The canonical step is a few bordered solves on the free support vectors, O(n_free^3),
+next to libsvm's O(n^2) per pass.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from svmtrust import datasets
+from svmtrust.kernels import rbf_kernel
+from svmtrust.svm import _solve_libsvm, fit_svm
+
+REPEATS = 5
+
+
+def _fastest(func, repeats=REPEATS):
+    func()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def test_canonical_overhead_over_bare_libsvm():
+    X, y, _ = datasets.load("pima")
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    y = np.where(y == y[0], 1.0, -1.0)
+    ratios = []
+    for n in (200, 500, 1000):
+        K = rbf_kernel(X[:n], gamma=1.0 / X.shape[1])
+        bare = _fastest(lambda: _solve_libsvm(K, y[:n], 1.0))
+        full = _fastest(lambda: fit_svm(K, y[:n], 1.0, solver="libsvm", check_kernel=False))
+        sol = fit_svm(K, y[:n], 1.0, solver="libsvm", check_kernel=False)
+        ratios.append(full / bare)
+        print(
+            f"\nn = {n}: bare libsvm {bare * 1e3:.1f} ms, fit_svm {full * 1e3:.1f} ms "
+            f"(ratio {full / bare:.2f}x), {sol.free.size} free SVs, exact {sol.exact}",
+            end="",
+        )
+    print(f"\ncanonical optimum: overhead ratios {', '.join(f'{r:.2f}x' for r in ratios)}")
+    assert all(np.isfinite(ratios))
