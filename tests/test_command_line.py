@@ -83,7 +83,12 @@ def test_summary_of_each_recorded_run(name, capsys):
 
 @pytest.mark.parametrize(
     "args, message",
-    [(["--seed", "-1"], "seed:"), (["--n-jobs", "0"], "n_jobs:"), (["--n-jobs", "-2"], "n_jobs:")],
+    [
+        (["--seed", "-1"], "seed:"),
+        (["--seed", str(2**32)], "seed:"),
+        (["--n-jobs", "0"], "n_jobs:"),
+        (["--n-jobs", "-2"], "n_jobs:"),
+    ],
 )
 def test_bad_seed_or_workers_are_usage_errors(monkeypatch, capsys, args, message):
     monkeypatch.setattr(cli, "run_chapter", _never_run)
