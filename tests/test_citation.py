@@ -77,3 +77,23 @@ def test_citation_names_the_book_its_version_and_the_pdf():
     page = book_pdf.title_page()
     assert _bibtex("book/intro.md").rstrip() in page
     assert f"Version {cff['version']}, released {cff['date-released']}" in page
+
+
+def test_reference_lists_are_labelled_as_the_text_cites():
+    """One citation style: every entry of references.bib gets an author-year label, "Chapelle
+    and Vapnik, 1999" as the chapters cite it, unique over the file and free of LaTeX."""
+    import sys
+
+    import pybtex.database
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from citation_style import author_year_labels
+
+    entries = list(pybtex.database.parse_file(ROOT / "book" / "references.bib").entries.values())
+    labels = author_year_labels(entries)
+    assert len(set(labels)) == len(labels)
+    assert not [label for label in labels if set(label) & set("{}\\\"")]
+    by_key = dict(zip((entry.key for entry in entries), labels, strict=True))
+    assert by_key["chapelle1999model"] == "Chapelle and Vapnik, 1999"
+    assert by_key["saunders1999transduction"] == "Saunders et al., 1999"
+    assert by_key["scholkopf2002learning"] == "Schölkopf and Smola, 2002"
