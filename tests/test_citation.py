@@ -92,7 +92,7 @@ def test_reference_lists_are_labelled_as_the_text_cites():
     entries = list(pybtex.database.parse_file(ROOT / "book" / "references.bib").entries.values())
     labels = author_year_labels(entries)
     assert len(set(labels)) == len(labels)
-    assert not [label for label in labels if set(label) & set("{}\\\"")]
+    assert not [label for label in labels if set(label) & set('{}\\"')]
     by_key = dict(zip((entry.key for entry in entries), labels, strict=True))
     assert by_key["chapelle1999model"] == "Chapelle and Vapnik, 1999"
     assert by_key["saunders1999transduction"] == "Saunders et al., 1999"

@@ -157,7 +157,7 @@ def identical_groups(A, a, tol: float = IDENTICAL_TOL) -> np.ndarray:
     return np.argsort(np.argsort(first))[order]
 
 
-def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
+def _active_set_optimum(A, c, a, d, u, x, scale, max_iter: int | None = None):
     """An optimum of (P) exact to rounding, by a primal active-set method from the approximate ``x``.
 
     The indices at a bound form the working set; the others are free. Each iteration takes the
@@ -177,6 +177,8 @@ def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
         Problem (P).
     x : ndarray of shape (n,)
         An approximate optimum.
+    scale : float
+        The unit of the tolerances, :func:`_gradient_scale` at ``x``.
     max_iter : int, optional
         Iterations allowed (default ``10 n + 10``).
 
@@ -190,7 +192,6 @@ def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
     x = np.clip(np.asarray(x, dtype=float), 0.0, u)
     lower, upper = x <= 0.0, x >= u
     x[lower], x[upper] = 0.0, u
-    scale = _gradient_scale(A, c, x)
     x, lower, upper, exact = _block_pivots(A, c, a, d, u, x, lower, upper, scale)
     if exact:
         return x, True
@@ -254,10 +255,23 @@ def _block_pivots(A, c, a, d, u, x, lower, upper, scale, rounds: int = BLOCK_ROU
     return x, lower, upper, False
 
 
+def sparse_product(A, x) -> np.ndarray:
+    """``A @ x`` from the columns where ``x`` is not zero (the support vectors), or from all of
+    ``A`` when they are more than a quarter: a copy of a few columns is cheaper than reading the
+    whole matrix, a copy of many is not."""
+    nonzero = np.flatnonzero(x)
+    if 4 * nonzero.size >= x.size:
+        return A @ x
+    return A[:, nonzero] @ x[nonzero]
+
+
 def _gradient_scale(A, c, x) -> float:
-    """``max(|A| |x|, |c|)``: the size of the gradient's terms (before they cancel), the unit
-    of every tolerance."""
-    return max(float(np.max(np.abs(A) @ np.abs(x))), float(np.max(np.abs(c))), np.finfo(float).tiny)
+    """``max(sqrt(diag A) (sqrt(diag A)^T |x|), |c|)``: a bound on the size of the gradient's
+    terms ``|A| |x|`` before they cancel (``|A_ij| <= sqrt(A_ii A_jj)`` for a positive
+    semi-definite ``A``), the unit of every tolerance, in O(n) rather than a pass over ``A``."""
+    root = np.sqrt(np.maximum(np.diag(A), 0.0))
+    terms = float(np.max(root)) * float(root @ np.abs(x))
+    return max(terms, float(np.max(np.abs(c))), np.finfo(float).tiny)
 
 
 def _step(A, a, gradient, residual, free, upper):
@@ -404,8 +418,15 @@ def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     -------
     FaceOptimum
     """
-    A, c, a, d, u, x = _check_problem(A, c, a, d, u, x)
-    x, exact = _active_set_optimum(A, c, a, d, u, x)
+    return face_optimum(*_check_problem(A, c, a, d, u, x), tol=check_positive(tol, "tol"))
+
+
+def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
+    """:func:`canonical_optimum` for a problem already checked (the SVM's fits call it on the
+    matrix they validated; every step reads ``A`` a few times, so a second check would cost as
+    much as the step)."""
+    x = np.clip(x, 0.0, u)
+    x, exact = _active_set_optimum(A, c, a, d, u, x, _gradient_scale(A, c, x))
     scale = _gradient_scale(A, c, x)
     inside = (x > 0) & (x < u)
     r = A @ x + c + equality_multiplier(A @ x + c, a, inside, x >= u) * a
@@ -423,7 +444,7 @@ def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     if face.size >= 2:
         moved, moved_exact = _min_norm_on_face(A, c, a, d, u, base, face, scale, exact)
         moved[face] = _equalise(A[np.ix_(face, face)], a[face], moved[face])
-        if _same_optimum(A, c, base, moved):
+        if _same_optimum(A, c, base, moved, scale):
             base, exact = moved, moved_exact
         else:  # the face was wider than the rounding allows: keep the optimum found
             face = np.flatnonzero(inside)
@@ -431,12 +452,13 @@ def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     return FaceOptimum(base, nu, face, exact)
 
 
-def _same_optimum(A, c, x, z) -> bool:
+def _same_optimum(A, c, x, z, scale) -> bool:
     """Whether ``z`` has the same ``A x`` and ``c^T x`` as ``x`` (facts 1 of the module notes),
     to :data:`SOLVE_TOL` of their terms' sizes: a move within the optimal face."""
     change = z - x
+    moved = np.flatnonzero(change)
     return bool(
-        np.max(np.abs(A @ change)) <= SOLVE_TOL * _gradient_scale(A, c, x)
+        np.max(np.abs(A[:, moved] @ change[moved]), initial=0.0) <= SOLVE_TOL * scale
         and abs(c @ change) <= SOLVE_TOL * max(float(np.abs(c) @ np.abs(x)), 1e-300)
     )
 

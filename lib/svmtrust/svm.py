@@ -25,7 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from . import qp
-from .optimal_face import canonical_optimum, equality_multiplier, identical_groups
+from .optimal_face import equality_multiplier, face_optimum, identical_groups, sparse_product
 from .qp import SolveError, kernel_factor
 from .validation import (
     check_array,
@@ -250,12 +250,23 @@ def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMS
     tol = _check_tol(tol, solver)
     if tol is not None:
         return _fit_libsvm(K, y, C, tol)
-    if C * float(np.max(np.sum(np.abs(K), axis=1))) <= 1.0:
+    if _small_box_applies(K, C):
         return _small_box(K, y, C, solver)
     sol = _fit_exact(K, y, C, solver)
     if (sol.exact and sol.bounded.size == 0) or C * _kernel_scale(K) <= LARGE_BOX:
         return sol
     return _hard_margin_within(K, y, C, sol)
+
+
+def _small_box_applies(K, C) -> bool:
+    """Whether ``C max_i sum_j |K_ij| <= 1`` (:func:`_small_box`). For a positive semi-definite
+    ``K`` the largest ``|K_ij|`` is on the diagonal, so the row sums lie between ``max K_ii`` and
+    ``n max K_ii``; the row of the largest diagonal entry settles most other cases, all in O(n)."""
+    diag = np.diag(K)
+    top = int(np.argmax(diag))
+    if C * diag[top] * K.shape[0] <= 1.0 or C * float(np.sum(np.abs(K[top]))) > 1.0:
+        return C * diag[top] * K.shape[0] <= 1.0
+    return C * float(np.max(np.sum(np.abs(K), axis=1))) <= 1.0
 
 
 def _fit_exact(K, y, C, solver) -> SVMSolution:
@@ -295,9 +306,9 @@ def _canonical(K, sol: SVMSolution) -> SVMSolution:
     ``a = y``, ``d = 0`` and ``u = C``; its reduced gradient is ``y_i f(x_i) - 1``, so the face's
     indices are the examples on the margin.
     """
-    face = canonical_optimum(
-        K * np.outer(sol.y, sol.y), -np.ones(sol.y.size), sol.y, 0.0, sol.C, sol.alpha
-    )
+    A = K * sol.y[:, None]
+    A *= sol.y[None, :]
+    face = face_optimum(A, -np.ones(sol.y.size), sol.y, 0.0, sol.C, sol.alpha)
     return _with_alpha(K, sol, face.x, face.on_face, face.exact)
 
 
@@ -309,8 +320,8 @@ def _with_alpha(K, sol: SVMSolution, alpha, on_margin, exact) -> SVMSolution:
     return replace(
         sol,
         alpha=alpha,
-        b=kkt_bias(K, sol.y, alpha, sol.C, free, bounded),
-        objective=dual_objective(K, sol.y, alpha),
+        b=_bias(K, sol.y, alpha, free, bounded),
+        objective=_objective(K, sol.y, alpha),
         support=support,
         free=free,
         bounded=bounded,
@@ -341,7 +352,7 @@ def _small_box(K, y, C, solver) -> SVMSolution:
         scale = _kernel_scale(K)
         A = K[np.ix_(L, L)] / scale
         c = -np.sum(K[np.ix_(L, S)], axis=1) / scale
-        face = canonical_optimum(A, c, np.ones(L.size), float(S.size), 1.0, _split_qp(A, c, S.size))
+        face = face_optimum(A, c, np.ones(L.size), float(S.size), 1.0, _split_qp(A, c, S.size))
         alpha[L] = np.where(face.x == 1.0, C, C * face.x)
         on_margin, exact = L[face.on_face], face.exact
     sol = SVMSolution(
@@ -401,9 +412,14 @@ def dual_objective(K, y, alpha) -> float:
     -------
     float
     """
-    K, y, alpha = _check_problem(K, y, alpha)
-    coef = alpha * y
-    return float(np.sum(alpha) - 0.5 * coef @ (K @ coef))
+    return _objective(*_check_problem(K, y, alpha))
+
+
+def _objective(K, y, alpha) -> float:
+    """:func:`dual_objective` of checked arguments, over the support vectors only."""
+    support = np.flatnonzero(alpha)
+    coef = alpha[support] * y[support]
+    return float(np.sum(alpha) - 0.5 * coef @ (K[np.ix_(support, support)] @ coef))
 
 
 def categorise(alpha, C):
@@ -459,12 +475,19 @@ def kkt_bias(K, y, alpha, C, free, bounded) -> float:
     """
     K, y, alpha = _check_problem(K, y, alpha)
     C = check_C(C)
+    free = check_indices(free, "free", K.shape[0])
+    return _bias(K, y, alpha, free, check_indices(bounded, "bounded", K.shape[0]))
+
+
+def _bias(K, y, alpha, free, bounded) -> float:
+    """:func:`kkt_bias` of checked arguments."""
     free_mask = np.zeros(K.shape[0], dtype=bool)
-    free_mask[check_indices(free, "free", K.shape[0])] = True
+    free_mask[free] = True
     at_bound = np.zeros(K.shape[0], dtype=bool)
-    at_bound[check_indices(bounded, "bounded", K.shape[0])] = True
+    at_bound[bounded] = True
+    g = sparse_product(K, alpha * y)
     # The dual's gradient is y_i g_i - 1 and its equality y^T alpha = 0; the multiplier is b.
-    return equality_multiplier(y * (K @ (alpha * y)) - 1.0, y, free_mask, at_bound)
+    return equality_multiplier(y * g - 1.0, y, free_mask, at_bound)
 
 
 def duplicate_groups(K, y, tol=1e-10) -> np.ndarray:
@@ -498,10 +521,10 @@ def _solution(K, y, C, alpha_raw, status, solver, n_iter=0) -> SVMSolution:
     alpha, support, free, bounded = categorise(alpha_raw, C)
     return SVMSolution(
         alpha=alpha,
-        b=kkt_bias(K, y, alpha, C, free, bounded),
+        b=_bias(K, y, alpha, free, bounded),
         y=y,
         C=C,
-        objective=dual_objective(K, y, alpha),
+        objective=_objective(K, y, alpha),
         status=status,
         solver=solver,
         support=support,

@@ -24,6 +24,7 @@ CASES = [
     (F, "u string", lambda: canonical_optimum(Q, ONES, Y, 0.0, "1", X0), "u"),
     (F, "x short", lambda: canonical_optimum(Q, ONES, Y, 0.0, 1.0, X0[:-1]), "x"),
     (F, "x NaN", lambda: canonical_optimum(Q, ONES, Y, 0.0, 1.0, nan(X0)), "x"),
+    (F, "tol zero", lambda: canonical_optimum(Q, ONES, Y, 0.0, 1.0, X0, tol=0.0), "tol"),
     (M + "identical_groups", "a short", lambda: identical_groups(Q, Y[:-1]), "a"),
     (M + "identical_groups", "tol negative", lambda: identical_groups(Q, Y, tol=-1.0), "tol"),
     (
