@@ -32,9 +32,20 @@ from .validation import (
     check_array,
     check_bool,
     check_indices,
+    check_integer,
     check_positive,
     check_significance,
 )
+
+__all__ = [
+    "ConformalClassifierMixin",
+    "p_values",
+    "merge_ties",
+    "predict_set",
+    "confidence_credibility",
+    "error_rate",
+    "default_validation_size",
+]
 
 
 def p_values(scores, new_scores, include_new=True) -> np.ndarray:
@@ -252,3 +263,11 @@ class ConformalClassifierMixin:
         """
         significance = check_significance(significance)
         return predict_set(self._fitted_p_values(X), significance)
+
+
+def default_validation_size(n_samples: int) -> int:
+    """Size of the validation (calibration) set of an inductive machine trained on
+    ``n_samples`` examples: ``min(n / 5, 50)`` of Hardoon et al. (2009, Sec. 5), rounded down,
+    at least 1. Used by :mod:`svmtrust.nonconformity_selection` and
+    :mod:`svmtrust.split_conformal`."""
+    return max(1, min(check_integer(n_samples, "n_samples") // 5, 50))

@@ -40,6 +40,29 @@ from .validation import (
     check_significance,
 )
 
+__all__ = [
+    "soft_loss",
+    "Representation",
+    "represent",
+    "BoundedWProblem",
+    "solve_reduced",
+    "fit_bounded_w",
+    "PeelingRun",
+    "peel",
+    "peeled_soft_loss_bounds",
+    "delta_term",
+    "DiscrepancyResult",
+    "flipped_labels",
+    "discrepancy_runs",
+    "maximal_discrepancy",
+    "summarise_runs",
+    "exact_min_soft_loss",
+    "EnvelopeProblem",
+    "envelope_lower_bound",
+    "soft_loss_lower_bound",
+    "optimal_set_widths",
+]
+
 #: A support vector is critical when ``y f(x) < -1 - CRITICAL_TOL``: the margins of an
 #: interior-point solution carry errors far below this, and a point exactly at ``y f(x) = -1``
 #: has ``xi = eta = 2``, so it needs no peeling.

@@ -23,6 +23,11 @@ import numpy as np
 
 from . import conformal
 
+__all__ = [
+    "observed_fuzziness",
+    "region_summary",
+]
+
 
 def _check_truth(P: np.ndarray, true_index) -> np.ndarray:
     """Validate column indices of the true labels against a p-value matrix."""

@@ -11,6 +11,12 @@ import numpy as np
 
 from .validation import check_array, check_integer, check_positive
 
+__all__ = [
+    "linear_kernel",
+    "polynomial_kernel",
+    "rbf_kernel",
+]
+
 
 def _pair(X, Z):
     """Validate ``X`` and ``Z`` (``Z`` defaults to ``X``) and check their widths agree."""

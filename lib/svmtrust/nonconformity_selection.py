@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 
 from . import conformal
+from .conformal import default_validation_size
 from .kernels import rbf_kernel
 from .svm import LIBSVM_MAX_ITER, SolveError, SVMSolution, fit_svm
 from .validation import (
@@ -478,11 +479,6 @@ def _check_epsilon(epsilon_crit) -> np.ndarray:
     if not np.all((eps >= 0) & (eps <= 1)):
         raise ValueError("epsilon_crit: every value must lie in [0, 1] (NaN does not)")
     return eps
-
-
-def default_validation_size(n_samples: int) -> int:
-    """``min(l / 5, 50)`` of Hardoon et al. (2009, Sec. 5), rounded down, at least 1."""
-    return max(1, min(check_integer(n_samples, "n_samples") // 5, 50))
 
 
 # --------------------------------------------------------------------------- the estimators

@@ -17,6 +17,13 @@ import numpy as np
 
 from .validation import check_integer, check_kernel_matrix, check_positive
 
+__all__ = [
+    "SolveError",
+    "solve",
+    "psd_eigh",
+    "kernel_factor",
+]
+
 #: Accuracy asked of Clarabel (absolute and relative duality gap, feasibility, KKT ratio) for the
 #: quadratic programs. At Clarabel's default 1e-8 a multiplier of the SVM dual whose example lies
 #: 3e-4 inside the margin can come out 2e-4 below C; at 1e-12 the interior-point iterates reach

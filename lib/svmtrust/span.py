@@ -34,7 +34,7 @@ import scipy.linalg
 from scipy.optimize import brentq
 
 from . import qp
-from .svm import SOLVERS, fit_svm
+from .svm import SOLVERS, check_solution, fit_svm
 from .validation import (
     check_array,
     check_binary_labels,
@@ -43,8 +43,25 @@ from .validation import (
     check_choice,
     check_kernel_matrix,
     check_positive,
-    check_solution,
 )
+
+__all__ = [
+    "span",
+    "closed_form_coefficients",
+    "span_closed_form",
+    "span_rule_errors",
+    "span_rule_early_stopping",
+    "span_rule_loo",
+    "LeaveOneOut",
+    "leave_one_out",
+    "exact_loo",
+    "radius_squared",
+    "radius_margin_bound",
+    "rescaled_radius_margin_bound",
+    "linear_rescaled_bound",
+    "span_bound",
+    "jaakkola_haussler_errors",
+]
 
 #: Ridge added to the Gram matrix of the first-category support vectors in
 #: :func:`span_closed_form`, relative to its mean diagonal entry, only when the bordered matrix
@@ -560,7 +577,7 @@ def leave_one_out(K, y, C, solver="libsvm", sol=None) -> LeaveOneOut:
     ValueError
         If ``K`` is not symmetric positive semi-definite, or ``sol`` was trained on other
         labels, with another ``C``, on another number of points or on another kernel
-        (:func:`~svmtrust.validation.check_solution`).
+        (:func:`~svmtrust.svm.check_solution`).
     """
     K = check_kernel_matrix(K, "K")
     y = check_binary_labels(y, "y", n=K.shape[0])

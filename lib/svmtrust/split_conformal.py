@@ -27,8 +27,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
+from .conformal import default_validation_size
 from .kernels import rbf_kernel
-from .nonconformity_selection import default_validation_size
 from .svm import SOLVERS
 from .svm_distance import (
     fit_one_vs_rest,
@@ -62,7 +62,7 @@ def calibration_count(n: int, calibration_size) -> int:
     """Number of calibration examples out of ``n``.
 
     ``calibration_size`` is a fraction in (0, 1), an int count in ``[1, n - 2]``, or ``"hardoon"``
-    for ``min(n / 5, 50)`` (:func:`svmtrust.nonconformity_selection.default_validation_size`).
+    for ``min(n / 5, 50)`` (:func:`svmtrust.conformal.default_validation_size`).
     """
     n = check_integer(n, "n", low=3)
     if isinstance(calibration_size, str) and calibration_size == "hardoon":

@@ -38,11 +38,33 @@ from .validation import (
     check_positive,
 )
 
+__all__ = [
+    "SVMSolution",
+    "fit_svm",
+    "dual_objective",
+    "kkt_bias",
+    "categorise",
+    "duplicate_groups",
+    "check_solution",
+    "SOLVERS",
+    "SUPPORT_TOL",
+    "OUTSIDE_MARGIN_TOL",
+]
+
 #: Relative tolerance that decides support. A multiplier is zero when it is at most
 #: ``SUPPORT_TOL * max(alpha)`` and at the bound when it is at least ``(1 - SUPPORT_TOL) * C``;
 #: such multipliers are set to exactly 0 or exactly C, so that ties (and so p-values built on
 #: multipliers) are the same whichever solver produced them.
 SUPPORT_TOL = 1e-6
+
+#: The full-transduction machines (:mod:`svmtrust.transduction`, :mod:`svmtrust.svm_distance`)
+#: do not solve an augmented SVM when every test example satisfies ``y f(x) >= 1 +
+#: OUTSIDE_MARGIN_TOL`` for the SVM ``f`` of the training set alone (with the same ``C``):
+#: the training solution with zero multipliers for the test examples satisfies the KKT
+#: conditions of the augmented dual, so it is optimal, and the test examples get p-value 1. The
+#: margin is 1 and the solvers place free support vectors on it to within about 1e-5, so a
+#: test example this far outside is outside for either solver, and one nearer is solved.
+OUTSIDE_MARGIN_TOL = 1e-3
 
 #: Stopping tolerance libsvm is asked for first (its ``eps``, the largest KKT violation allowed),
 #: relative to ``max(1, C * s)`` with ``s`` the kernel's scale (:func:`_kernel_scale`): the
@@ -722,3 +744,56 @@ def _kkt_scale(K, sol: SVMSolution) -> float:
     move margins by at most small multiples of it.
     """
     return max(1.0, float(np.max(sol.alpha)) * float(np.max(np.sum(np.abs(K), axis=1))))
+
+
+#: Relative tolerance of :func:`check_solution`'s test that a solution belongs to a Gram matrix:
+#: its stored dual value against the one recomputed on that matrix, relative to the size of
+#: the terms, ``sum(alpha) + 1/2 |alpha y|^T |K| |alpha y|``. Rounding in the recomputation
+#: stays near ``n * 1e-16`` of that size; another kernel moves the quadratic term by far more.
+SOLUTION_TOL = 1e-8
+
+
+def check_solution(sol, n: int, y=None, C=None, K=None, name: str = "sol"):
+    """Return ``sol`` if it is an :class:`SVMSolution` on ``n`` points, trained
+    (when given) on the labels ``y``, with the box constraint ``C`` and on the Gram matrix ``K``.
+
+    A solution of another problem gives wrong spans and leave-one-out errors without any
+    warning, so it is refused here. That ``sol`` was trained on ``K`` is tested through its
+    stored dual value ``W(alpha) = sum(alpha) - 1/2 (alpha y)^T K (alpha y)``
+    (:func:`dual_objective`), recomputed on ``K`` over the support vectors and
+    compared within :data:`SOLUTION_TOL`: a cost of ``O(|SV|^2)``, next to the ``O(n^2)`` of
+    checking ``K``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``sol`` is not an SVMSolution, has another number of multipliers,
+        no support vector, or was trained with other labels, another ``C`` or another kernel.
+    """
+    if not isinstance(sol, SVMSolution):
+        raise ValueError(f"{name}: expected an SVMSolution, got {type(sol).__name__}")
+    if sol.alpha.shape != (n,):
+        raise ValueError(f"{name}: has {sol.alpha.shape[0]} multipliers for {n} points")
+    if sol.support.size == 0:
+        raise ValueError(f"{name}: has no support vectors")
+    if y is not None and not np.array_equal(sol.y, y):
+        raise ValueError(f"{name}: was trained on other labels than y")
+    if C is not None and sol.C != C:
+        raise ValueError(f"{name}: was trained with C = {sol.C!r}, not C = {C!r}")
+    if K is not None:
+        _check_trained_on(sol, K, name)
+    return sol
+
+
+def _check_trained_on(sol, K: np.ndarray, name: str) -> None:
+    """Refuse ``sol`` unless its dual value recomputed on ``K`` equals the stored one
+    (:func:`check_solution`)."""
+    sv = sol.support
+    block = K[np.ix_(sv, sv)]
+    recomputed = dual_objective(block, sol.y[sv], sol.alpha[sv])
+    size = float(np.sum(sol.alpha)) + 0.5 * float(sol.alpha[sv] @ np.abs(block) @ sol.alpha[sv])
+    if not abs(recomputed - sol.objective) <= SOLUTION_TOL * size:
+        raise ValueError(
+            f"{name}: was trained on another kernel matrix than K (dual value {sol.objective:.6g}"
+            f", {recomputed:.6g} on K)"
+        )

@@ -39,8 +39,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .kernels import rbf_kernel
-from .svm import SOLVERS, SVMSolution, fit_svm
-from .transduction import OUTSIDE_MARGIN_TOL
+from .svm import OUTSIDE_MARGIN_TOL, SOLVERS, SVMSolution, check_solution, fit_svm
 from .validation import (
     check_array,
     check_augmented_gram,
@@ -54,7 +53,6 @@ from .validation import (
     check_integer,
     check_kernel_gram,
     check_kernel_matrix,
-    check_solution,
     check_test_data,
     kernel_block,
 )
@@ -269,7 +267,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         """The SVM of the augmented bag and the number of solves it took (0 or 1).
 
         The training SVM is kept when the test example lies outside its margin by
-        :data:`svmtrust.transduction.OUTSIDE_MARGIN_TOL`: it is then optimal for the augmented
+        :data:`svmtrust.svm.OUTSIDE_MARGIN_TOL`: it is then optimal for the augmented
         bag with a zero multiplier for the test example. Otherwise the bag is solved afresh.
         """
         n = base.alpha.size

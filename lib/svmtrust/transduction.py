@@ -51,7 +51,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import conformal
 from .kernels import linear_kernel
 from .rank_sum import merge_ties, rank_sum_p_value
-from .svm import SOLVERS, SolveError, fit_svm
+from .svm import OUTSIDE_MARGIN_TOL, SOLVERS, SolveError, fit_svm
 from .validation import (
     check_augmented_gram,
     check_bool,
@@ -66,14 +66,6 @@ from .validation import (
 #: Default largest number of test examples :meth:`TransductiveSVM.solve_joint` accepts: ``k``
 #: examples cost ``2^k`` SVM solves (1024 at the default).
 DEFAULT_MAX_JOINT = 10
-
-#: An augmented SVM is not solved when every test example satisfies ``y f(x) >= 1 +
-#: OUTSIDE_MARGIN_TOL`` for the SVM ``f`` of the training set alone (with the same ``C``):
-#: the training solution with zero multipliers for the test examples satisfies the KKT
-#: conditions of the augmented dual, so it is optimal, and the test examples get p-value 1. The
-#: margin is 1 and the solvers place free support vectors on it to within about 1e-5, so a
-#: test example this far outside is outside for either solver, and one nearer is solved.
-OUTSIDE_MARGIN_TOL = 1e-3
 
 
 # --------------------------------------------------------------------------- results

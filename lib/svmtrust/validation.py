@@ -14,6 +14,38 @@ import scipy.sparse
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+__all__ = [
+    "psd_shift",
+    "check_array",
+    "check_numeric",
+    "check_binary_labels",
+    "check_class_labels",
+    "check_C",
+    "check_significance",
+    "check_positive",
+    "check_integer",
+    "check_n_jobs",
+    "check_kernel_matrix",
+    "check_seed",
+    "check_rng",
+    "check_bool",
+    "check_choice",
+    "check_table",
+    "check_indices",
+    "InputTypeError",
+    "check_estimator_X",
+    "check_estimator_y",
+    "check_callable",
+    "kernel_block",
+    "CheckedGram",
+    "check_kernel_gram",
+    "check_augmented_gram",
+    "check_fit_data",
+    "check_test_data",
+    "PSD_TOL",
+    "MAX_SEED",
+]
+
 #: A kernel matrix counts as positive semi-definite when its smallest eigenvalue is at least
 #: ``-PSD_TOL`` times its mean diagonal entry (the scale of the kernel).
 PSD_TOL = 1e-8
@@ -370,63 +402,6 @@ def check_choice(value, name: str, choices) -> object:
     if not any(isinstance(value, type(c)) and value == c for c in choices):
         raise ValueError(f"{name}: must be one of {tuple(choices)}, got {value!r}")
     return value
-
-
-#: Relative tolerance of :func:`check_solution`'s test that a solution belongs to a Gram matrix:
-#: its stored dual value against the one recomputed on that matrix, relative to the size of
-#: the terms, ``sum(alpha) + 1/2 |alpha y|^T |K| |alpha y|``. Rounding in the recomputation
-#: stays near ``n * 1e-16`` of that size; another kernel moves the quadratic term by far more.
-SOLUTION_TOL = 1e-8
-
-
-def check_solution(sol, n: int, y=None, C=None, K=None, name: str = "sol"):
-    """Return ``sol`` if it is an :class:`~svmtrust.svm.SVMSolution` on ``n`` points, trained
-    (when given) on the labels ``y``, with the box constraint ``C`` and on the Gram matrix ``K``.
-
-    A solution of another problem gives wrong spans and leave-one-out errors without any
-    warning, so it is refused here. That ``sol`` was trained on ``K`` is tested through its
-    stored dual value ``W(alpha) = sum(alpha) - 1/2 (alpha y)^T K (alpha y)``
-    (:func:`svmtrust.svm.dual_objective`), recomputed on ``K`` over the support vectors and
-    compared within :data:`SOLUTION_TOL`: a cost of ``O(|SV|^2)``, next to the ``O(n^2)`` of
-    checking ``K``.
-
-    Raises
-    ------
-    ValueError
-        Naming ``name``, if ``sol`` is not an SVMSolution, has another number of multipliers,
-        no support vector, or was trained with other labels, another ``C`` or another kernel.
-    """
-    from .svm import SVMSolution  # svm imports this module: import at call time
-
-    if not isinstance(sol, SVMSolution):
-        raise ValueError(f"{name}: expected an SVMSolution, got {type(sol).__name__}")
-    if sol.alpha.shape != (n,):
-        raise ValueError(f"{name}: has {sol.alpha.shape[0]} multipliers for {n} points")
-    if sol.support.size == 0:
-        raise ValueError(f"{name}: has no support vectors")
-    if y is not None and not np.array_equal(sol.y, y):
-        raise ValueError(f"{name}: was trained on other labels than y")
-    if C is not None and sol.C != C:
-        raise ValueError(f"{name}: was trained with C = {sol.C!r}, not C = {C!r}")
-    if K is not None:
-        _check_trained_on(sol, K, name)
-    return sol
-
-
-def _check_trained_on(sol, K: np.ndarray, name: str) -> None:
-    """Refuse ``sol`` unless its dual value recomputed on ``K`` equals the stored one
-    (:func:`check_solution`)."""
-    from .svm import dual_objective  # svm imports this module: import at call time
-
-    sv = sol.support
-    block = K[np.ix_(sv, sv)]
-    recomputed = dual_objective(block, sol.y[sv], sol.alpha[sv])
-    size = float(np.sum(sol.alpha)) + 0.5 * float(sol.alpha[sv] @ np.abs(block) @ sol.alpha[sv])
-    if not abs(recomputed - sol.objective) <= SOLUTION_TOL * size:
-        raise ValueError(
-            f"{name}: was trained on another kernel matrix than K (dual value {sol.objective:.6g}"
-            f", {recomputed:.6g} on K)"
-        )
 
 
 def check_table(table, name: str, columns=()):

@@ -9,6 +9,18 @@ M = "svmtrust.conformal."
 P = np.full((2, 2), 0.5)
 
 CASES = [
+    (
+        M + "default_validation_size",
+        "zero",
+        lambda: conformal.default_validation_size(0),
+        "n_samples",
+    ),
+    (
+        M + "default_validation_size",
+        "float",
+        lambda: conformal.default_validation_size(2.7),
+        "n_samples",
+    ),
     (M + "merge_ties", "scores NaN", lambda: conformal.merge_ties(nan([1.0, 2.0]), 1e-9), "scores"),
     (M + "merge_ties", "tol zero", lambda: conformal.merge_ties([1.0, 2.0], 0.0), "tol"),
     (M + "merge_ties", "tol string", lambda: conformal.merge_ties([1.0, 2.0], "1e-9"), "tol"),

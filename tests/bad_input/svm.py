@@ -1,9 +1,16 @@
 """Bad input to the public functions of svmtrust.svm."""
 
 import numpy as np
-from svmtrust.svm import categorise, dual_objective, duplicate_groups, fit_svm, kkt_bias
+from svmtrust.svm import (
+    categorise,
+    check_solution,
+    dual_objective,
+    duplicate_groups,
+    fit_svm,
+    kkt_bias,
+)
 
-from ._data import NOT_PSD, SOL, K, X, Y, inf, nan
+from ._data import HARD, NOT_PSD, SOL, K, X, Y, inf, nan
 
 M = "svmtrust.svm."
 F = M + "fit_svm"
@@ -11,6 +18,11 @@ A = SOL.alpha
 E = np.array([], dtype=int)
 
 CASES = [
+    (M + "check_solution", "not a solution", lambda: check_solution({}, 8), "sol"),
+    (M + "check_solution", "other size", lambda: check_solution(SOL, 9), "sol"),
+    (M + "check_solution", "other labels", lambda: check_solution(SOL, 8, y=-Y), "sol"),
+    (M + "check_solution", "other C", lambda: check_solution(SOL, 8, C=2.0), "sol"),
+    (M + "check_solution", "hard against soft", lambda: check_solution(HARD, 8, C=1.0), "sol"),
     (F, "NaN in K", lambda: fit_svm(nan(K), Y), "K"),
     (F, "inf in K", lambda: fit_svm(inf(K), Y), "K"),
     (F, "NaN in y", lambda: fit_svm(K, nan(Y)), "y"),

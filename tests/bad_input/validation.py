@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from svmtrust import validation as v
 
-from ._data import HARD, NOT_PSD, SOL, K, Y, nan
+from ._data import NOT_PSD, K, nan
 
 M = "svmtrust.validation."
 
@@ -106,11 +106,6 @@ CASES = [
     (M + "check_bool", "None", lambda: v.check_bool(None, "joint"), "joint"),
     (M + "check_choice", "unknown", lambda: v.check_choice("osqp", "solver", ("cvxpy",)), "solver"),
     (M + "check_choice", "an array", lambda: v.check_choice(np.array(["a"]), "box", ("a",)), "box"),
-    (M + "check_solution", "not a solution", lambda: v.check_solution({}, 8), "sol"),
-    (M + "check_solution", "other size", lambda: v.check_solution(SOL, 9), "sol"),
-    (M + "check_solution", "other labels", lambda: v.check_solution(SOL, 8, y=-Y), "sol"),
-    (M + "check_solution", "other C", lambda: v.check_solution(SOL, 8, C=2.0), "sol"),
-    (M + "check_solution", "hard against soft", lambda: v.check_solution(HARD, 8, C=1.0), "sol"),
     (M + "check_table", "not a table", lambda: v.check_table({"a": [1]}, "results"), "results"),
     (M + "check_table", "empty", lambda: v.check_table(pd.DataFrame(), "results"), "results"),
     (
