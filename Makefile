@@ -62,11 +62,17 @@ pdf: $(STAMP) tex
 # The chapters run twice (nbval, then the build); the two runs are independent, so they share
 # the two cores of a laptop-sized machine. The PDF reuses the build's execution cache.
 test: $(STAMP)
+	@date '+%T make test: lint'
 	$(MAKE) lint
+	@date '+%T make test: unit tests'
 	$(MAKE) unit
+	@date '+%T make test: nbval and the book from scratch'
 	$(MAKE) -j2 --output-sync=target nbval book-clean
+	@date '+%T make test: PDF'
 	$(MAKE) pdf
+	@date '+%T make test: the HTML in a browser'
 	$(MAKE) html-check REQUIRE_PDF=1
+	@date '+%T make test: passed'
 
 # Style: ruff's linter and formatter (configuration in ruff.toml), over the library, the tests,
 # the tools and the chapters.
@@ -75,12 +81,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q -p no:cacheprovider --ignore=tests/benchmarks \
+	$(BIN)/python -m pytest tests -q -p no:cacheprovider --durations=10 --ignore=tests/benchmarks \
 		--ignore=tests/html
 
 # As run.md gives it, with no environment variable: book/conftest.py switches progress bars off.
 nbval: $(STAMP)
-	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -q -p no:cacheprovider book
+	$(BIN)/python -m pytest --nbval-lax --nbval-cell-timeout=900 -q -p no:cacheprovider --durations=15 book
 
 # A build from scratch: an incremental build that finds nothing changed exits 0 even when a
 # cell is broken, so the gate removes _build first.
