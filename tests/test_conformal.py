@@ -141,3 +141,21 @@ def test_convention_flags_must_be_boolean(bad):
         p_values([0.0, 1.0], 0.5, include_new=bad)
     with pytest.raises(ValueError, match="^strict"):
         predict_set([[0.1, 0.2]], 0.1, strict=bad)
+
+
+def test_region_level_as_significance_or_confidence():
+    """predict_set takes eps by position or 1 - eps by keyword, with the same region; a
+    confidence passed by position (0.9) is refused with a message naming confidence."""
+    from svmtrust.conformal import region_significance
+    from svmtrust.tcm_nn import TCMNearestNeighbours
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    model = TCMNearestNeighbours().fit(X[:30], y[:30])
+    P = model.predict_p(X[30:])
+    np.testing.assert_array_equal(model.predict_set(X[30:], 0.1), P > 0.1)
+    np.testing.assert_array_equal(model.predict_set(X[30:], confidence=0.9), P > 1.0 - 0.9)
+    assert region_significance(0.5) == 0.5 and region_significance(confidence=0.75) == 0.25
+    with pytest.raises(ValueError, match=r"^significance: 0.9 is above 0.5.*confidence=0.9"):
+        model.predict_set(X[30:], 0.9)

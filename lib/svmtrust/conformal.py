@@ -45,6 +45,7 @@ __all__ = [
     "confidence_credibility",
     "error_rate",
     "default_validation_size",
+    "region_significance",
 ]
 
 
@@ -248,21 +249,67 @@ class ConformalClassifierMixin:
         """The label with the largest p-value (the first in ``classes_`` on a tie)."""
         return self.predict_confidence(X)[0]
 
-    def predict_set(self, X, significance) -> np.ndarray:
-        """Region predictions: the labels whose p-value exceeds ``significance``.
+    def predict_set(self, X, significance=None, *, confidence=None) -> np.ndarray:
+        """Region predictions: the labels whose p-value exceeds the significance level.
+
+        Give the level either as ``significance`` (the region's error probability ``eps``, as
+        the book writes it: ``predict_set(X, 0.05)``) or as ``confidence=1 - eps`` (as crepes
+        and most conformal libraries do: ``predict_set(X, confidence=0.95)``). A significance
+        above 0.5 is refused (:func:`region_significance`), since it is almost always a
+        confidence passed by position.
 
         Parameters
         ----------
         X : array_like of shape (m, d)
-        significance : float in (0, 1)
+        significance : float in (0, 0.5]
+        confidence : float in [0.5, 1), keyword only
 
         Returns
         -------
         ndarray of bool, shape (m, n_classes)
             Columns in ``classes_`` order (:func:`predict_set`: ``p > eps``).
         """
-        significance = check_significance(significance)
+        significance = region_significance(significance, confidence)
         return predict_set(self._fitted_p_values(X), significance)
+
+
+def region_significance(significance=None, confidence=None) -> float:
+    """The significance level ``eps`` of a prediction region, given as ``significance`` or
+    as ``confidence = 1 - eps`` (one of the two).
+
+    Conformal libraries differ: the book, like Vovk et al. (2005), writes regions at a
+    significance level (``eps = 0.05``), crepes and MAPIE at a confidence (0.95). A region at a
+    significance above 0.5 errs more often than not, so such a ``significance`` is refused
+    with a message that names ``confidence`` (the function :func:`predict_set` of p-values
+    still takes any level in (0, 1), for curves over ``eps``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``significance`` when both or neither are given, or when ``significance`` is
+        outside (0, 0.5]; naming ``confidence`` when it is outside [0.5, 1).
+    """
+    if (significance is None) == (confidence is None):
+        raise ValueError(
+            "significance: give the region's significance level eps, or confidence=1 - eps "
+            "(one of the two)"
+        )
+    if confidence is not None:
+        confidence = check_significance(confidence, "confidence")
+        if confidence < 0.5:
+            raise ValueError(
+                f"confidence: {confidence!r} is below 0.5; a region of confidence 1 - eps errs "
+                "with probability at most eps, so confidence is usually 0.8 to 0.99"
+            )
+        return 1.0 - confidence
+    significance = check_significance(significance)
+    if significance > 0.5:
+        raise ValueError(
+            f"significance: {significance!r} is above 0.5; predict_set takes the significance "
+            f"level eps (the region errs with probability at most eps), not a confidence: for "
+            f"confidence {significance!r} pass confidence={significance!r}"
+        )
+    return significance
 
 
 def default_validation_size(n_samples: int) -> int:

@@ -9,6 +9,31 @@ M = "svmtrust.conformal."
 P = np.full((2, 2), 0.5)
 
 CASES = [
+    (M + "region_significance", "neither", lambda: conformal.region_significance(), "significance"),
+    (
+        M + "region_significance",
+        "both",
+        lambda: conformal.region_significance(0.1, confidence=0.9),
+        "significance",
+    ),
+    (
+        M + "region_significance",
+        "above 0.5",
+        lambda: conformal.region_significance(0.9),
+        "significance",
+    ),
+    (
+        M + "region_significance",
+        "confidence low",
+        lambda: conformal.region_significance(confidence=0.2),
+        "confidence",
+    ),
+    (
+        M + "region_significance",
+        "confidence 1",
+        lambda: conformal.region_significance(confidence=1.0),
+        "confidence",
+    ),
     (
         M + "default_validation_size",
         "zero",
