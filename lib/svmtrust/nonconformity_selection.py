@@ -1,6 +1,6 @@
 """Nonconformity model selection for SVMs, Hardoon, Hussain & Shawe-Taylor (2009).
 
-The paper trains K Gaussian-kernel SVMs ``f_1, ..., f_K`` (a grid of ``gamma`` and ``C``) on a
+The paper trains M Gaussian-kernel SVMs ``f_1, ..., f_M`` (a grid of ``gamma`` and ``C``) on a
 training part ``S_trn`` of the data and keeps a validation part ``S_val`` of size n aside. The
 nonconformity of an example is its functional margin, eq. (1), ``A(S_val, z) = y f(x)``, and
 its p-value counts the validation examples with a margin no larger,
@@ -17,9 +17,9 @@ smallest p-value over models and labels, eq. (2)::
 realised by ``(k_crit, y_crit)`` (ties broken at random, by a draw that depends on the seed and
 the test point only, so a point gets the same label alone and in a batch), and predicts
 ``-y_crit``: the label that is *not* the strangest one. Proposition 4.2 states the bound
-``epsilon_crit + 5.66 sqrt((ln(e n) + ln(8 K / delta)) / n)`` (:func:`nonconformity_bound`,
-which also offers the DKW-Massart deviation ``sqrt(ln(2 K / delta) / (2 n))``); what the
-union bound proves is a joint statement, ``P(error and epsilon_crit <= eps) <= K (eps +
+``epsilon_crit + 5.66 sqrt((ln(e n) + ln(8 M / delta)) / n)`` (:func:`nonconformity_bound`,
+which also offers the DKW-Massart deviation ``sqrt(ln(2 M / delta) / (2 n))``); what the
+union bound proves is a joint statement, ``P(error and epsilon_crit <= eps) <= M (eps +
 Delta)``, not a bound on each point's own error probability (see the chapter).
 
 Two baselines share the grid: b-fold cross-validation (:class:`CrossValidationSelector`) and the
@@ -139,7 +139,7 @@ def _check_data(X, y) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class ModelGrid:
-    """K = len(gammas) * len(Cs) SVMs trained on the same data, gamma-major order.
+    """M = len(gammas) * len(Cs) SVMs trained on the same data, gamma-major order.
 
     Model ``k`` has ``gamma = gammas[k // len(Cs)]`` and ``C = Cs[k % len(Cs)]``.
 
@@ -264,14 +264,14 @@ def nonconformity_p_values(validation_margins, test_values) -> np.ndarray:
 
     Parameters
     ----------
-    validation_margins : array_like of shape (K, n)
+    validation_margins : array_like of shape (M, n)
         ``y_j f_k(x_j)`` of the n validation examples under each model (eq. (1)).
-    test_values : array_like of shape (K, m)
+    test_values : array_like of shape (M, m)
         ``f_k(x)`` of the m test points.
 
     Returns
     -------
-    ndarray of shape (m, K, 2)
+    ndarray of shape (m, M, 2)
         The last axis in the order of :data:`LABELS` (-1, then +1).
     """
     margins = check_array(validation_margins, "validation_margins", ndim=2)
@@ -335,7 +335,7 @@ def critical(P, seed=0, keys=None, tie_break="random") -> tuple[np.ndarray, np.n
 
     Parameters
     ----------
-    P : array_like of shape (m, K, 2)
+    P : array_like of shape (m, M, 2)
         From :func:`nonconformity_p_values`.
     seed : int
         Non-negative.
@@ -354,7 +354,7 @@ def critical(P, seed=0, keys=None, tie_break="random") -> tuple[np.ndarray, np.n
     """
     P = check_array(P, "P", ndim=3)
     if P.shape[2] != 2 or np.any((P < 0) | (P > 1)):
-        raise ValueError(f"P: expected p-values in [0, 1] of shape (m, K, 2), got {P.shape}")
+        raise ValueError(f"P: expected p-values in [0, 1] of shape (m, M, 2), got {P.shape}")
     tie_break = check_choice(tie_break, "tie_break", TIE_BREAKS)
     seed = check_seed(seed)
     flat = P.reshape(P.shape[0], -1)
@@ -433,14 +433,14 @@ def dkw_deviation(m, delta) -> float:
 
 
 def nonconformity_bound(epsilon_crit, n, n_models, delta, kind="vc") -> np.ndarray:
-    """Proposition 4.2's quantity ``epsilon_crit + Delta``, ``Delta`` uniform over K models.
+    """Proposition 4.2's quantity ``epsilon_crit + Delta``, ``Delta`` uniform over M models.
 
-    ``kind="vc"`` is the paper's ``Delta = 5.66 sqrt((ln(e n) + ln(8 K / delta)) / n)``
-    (Theorem 4.1 with VC dimension 1, the sets ``(-inf, a]``, and ``delta / K`` per model);
-    ``kind="dkw"`` is ``Delta = sqrt(ln(2 K / delta) / (2 n))`` (:func:`dkw_deviation` with
-    ``delta / K``). With probability ``1 - delta`` over the validation set every model's
+    ``kind="vc"`` is the paper's ``Delta = 5.66 sqrt((ln(e n) + ln(8 M / delta)) / n)``
+    (Theorem 4.1 with VC dimension 1, the sets ``(-inf, a]``, and ``delta / M`` per model);
+    ``kind="dkw"`` is ``Delta = sqrt(ln(2 M / delta) / (2 n))`` (:func:`dkw_deviation` with
+    ``delta / M``). With probability ``1 - delta`` over the validation set every model's
     empirical margin distribution is within ``Delta`` of the true one. What follows is the
-    joint statement ``P(error and epsilon_crit <= eps) <= K (eps + Delta)`` for a fresh test
+    joint statement ``P(error and epsilon_crit <= eps) <= M (eps + Delta)`` for a fresh test
     example; the paper reads the quantity as a bound on each point's own error probability,
     which does not follow (the chapter gives a counterexample).
 
@@ -451,7 +451,7 @@ def nonconformity_bound(epsilon_crit, n, n_models, delta, kind="vc") -> np.ndarr
     n : int
         Size of the validation set.
     n_models : int
-        K, the number of models.
+        M, the number of models.
     delta : float in (0, 1)
     kind : {"vc", "dkw"}
 
@@ -539,10 +539,10 @@ class NonconformityModelSelector(_GridEstimator):
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the positive class of every SVM.
     grid_ : ModelGrid
-        The K models trained on the training part.
+        The M models trained on the training part.
     train_index_, validation_index_ : ndarray of int
         Rows of the data passed to :meth:`fit` in each part.
-    validation_margins_ : ndarray of shape (K, n)
+    validation_margins_ : ndarray of shape (M, n)
         ``y_j f_k(x_j)`` over the validation set (eq. (1)).
     n_iter_, work_ : int
         libsvm iterations of the training, summed, and ``sum n_iter * m``
@@ -577,9 +577,9 @@ class NonconformityModelSelector(_GridEstimator):
         return self
 
     def predict_p_all(self, X) -> np.ndarray:
-        """p-values of every usable model and label, shape (m, K', 2).
+        """p-values of every usable model and label, shape (m, M', 2).
 
-        See :func:`nonconformity_p_values`; the models are ``grid_.usable`` (all K unless a
+        See :func:`nonconformity_p_values`; the models are ``grid_.usable`` (all M unless a
         solve failed).
         """
         X = self._check_X(X)
@@ -613,8 +613,10 @@ class NonconformityModelSelector(_GridEstimator):
         joint probability over fresh examples, not each point's own error probability.
         """
         epsilon = self.epsilon_crit_(X)[0]
-        K = len(self.grid_.solutions)
-        return nonconformity_bound(epsilon, self.validation_margins_.shape[1], K, delta, kind)
+        n_models = len(self.grid_.solutions)
+        return nonconformity_bound(
+            epsilon, self.validation_margins_.shape[1], n_models, delta, kind
+        )
 
     def predict_p(self, X) -> np.ndarray:
         """p-values of the labels ``classes_`` under each point's model ``k_crit``: shape (m, 2)."""
@@ -732,7 +734,7 @@ class TestMarginSelector(_GridEstimator):
     distance is the *functional* margin ``|f_k(x)|``, so the chosen model realises the
     L_inf norm of the vector ``(f_1(x), ..., f_K(x))``, whence the rule's name. Each SVM is in
     canonical form (its margin support vectors have ``|f| = 1``), so ``|f_k(x)|`` measures the
-    distance in units of that model's own margin, which puts the K models on one scale. The
+    distance in units of that model's own margin, which puts the M models on one scale. The
     *geometric* margin ``|f_k(x)| / ||w_k||`` (``margin="geometric"``) is a Euclidean distance
     in feature space, but it is degenerate on this grid: the smallest ``gamma`` and ``C`` give
     an almost constant function with ``||w||`` near 0, which is farthest from every point and
@@ -772,7 +774,7 @@ class TestMarginSelector(_GridEstimator):
         return self
 
     def _choose(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """Decision values (K, m) and the farthest model of each point."""
+        """Decision values (M, m) and the farthest model of each point."""
         X = self._check_X(X)
         values = self.grid_.decision_values(X)
         return values, _random_argmin(-self._distances(values), self.seed, X)
