@@ -748,15 +748,19 @@ def linear_rescaled_bound(X, sol, box="origin") -> float:
 
 
 def span_bound(K, sol, spans=None) -> float:
-    """Theorem 1's bound on the leave-one-out error rate, separable case: ``S D ||w||^2 / l``.
+    """Theorem 1's bound on the leave-one-out error rate, separable case: ``S D ||w||^2 / n``.
 
     Theorem 1 of Chapelle & Vapnik (1999), from Vapnik & Chapelle (2000): a first-category
     support vector misclassified by leave-one-out has ``alpha_p S_p D >= 1``, so with
     ``S = max_p S_p`` (the constrained span of :func:`span`) and ``sum_p alpha_p = ||w||^2``
-    there are at most ``S D ||w||^2`` leave-one-out errors. ``D = 2 R_SV`` is the diameter of
-    the smallest sphere containing the support vectors (:func:`radius_squared` on their Gram
-    matrix). Since ``S <= D = 2 R_SV <= 2 R``, the bound is at most ``4 R^2 ||w||^2 / l``, four
-    times functional (1), and it is below functional (1) only when ``S < R^2 / (2 R_SV)``.
+    there are at most ``S D ||w||^2`` leave-one-out errors. Here ``D = 2 R_SV`` is the paper's
+    diameter, that of the smallest sphere containing the support vectors of the machine
+    trained on all ``n`` examples (:func:`radius_squared` on their Gram matrix). The span
+    chapter proves the theorem with a ``D`` that also covers the support vectors of the
+    leave-one-out machines (``2 R`` always does), which is at least this one, so the value
+    returned is at most the proved bound. Since ``S <= D = 2 R_SV <= 2 R``, it is at most
+    ``4 R^2 ||w||^2 / n``, four times functional (1), and it is below functional (1) only when
+    ``S < R^2 / (2 R_SV)``.
 
     Parameters
     ----------
@@ -769,7 +773,7 @@ def span_bound(K, sol, spans=None) -> float:
     Returns
     -------
     float
-        ``S D ||w||^2 / l``.
+        ``S D ||w||^2 / n``.
     """
     K = _check_inputs(K, sol)
     if np.isfinite(sol.C):
