@@ -15,7 +15,7 @@ into a leave-one-out estimate (with the early-stopping shortcut for the QP route
 compute functional (1) and its kernel-PCA rescaling (Section 4), with the paper's box centred
 at the origin or the tight one; :func:`linear_rescaled_bound` is the explicit input-space
 rescaling of the linear case, against which the kernel version is checked. :func:`span_bound`
-is Theorem 1's bound ``S D ||w||^2 / l`` and :func:`jaakkola_haussler_errors` the rule of
+is Theorem 1's bound ``S D ||w||^2 / n`` and :func:`jaakkola_haussler_errors` the rule of
 Jaakkola & Haussler (1999) that the paper compares the span with.
 
 Second-category support vectors (``alpha_p = C``) are treated with the same set ``Lambda_p``,
@@ -456,7 +456,7 @@ def _distance(K, free, lam, p):
 def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
     """The span-rule estimate of the leave-one-out error, eq. (6) of Chapelle & Vapnik (1999).
 
-    ``T = (1 / l) #{p : y_p f(x_p) - alpha_p S_p^2 <= 0}`` over the support vectors (points
+    ``T = (1 / n) #{p : y_p f(x_p) - alpha_p S_p^2 <= 0}`` over the support vectors (points
     that are not support vectors are classified correctly by leave-one-out).
 
     **No first-category support vector.** Then every multiplier is 0 or ``C`` and the rule has
@@ -464,7 +464,7 @@ def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
     ``-y_p C``, and restoring the equality constraint moves another multiplier off 0 or ``C``,
     so the sets of support vectors change for *every* ``p`` and Theorem 2's assumption never
     holds (``Lambda_p`` is empty, ``S_p = inf``). Two bounds remain, and this function returns
-    the lower one, the training error ``(1 / l) #{p : y_p f(x_p) <= 0}``, as Chapelle and
+    the lower one, the training error ``(1 / n) #{p : y_p f(x_p) <= 0}``, as Chapelle and
     Vapnik's own code does. It is a lower bound of leave-one-out for any SVM: with ``F`` the
     objective without example ``p``, ``g`` the full optimum and ``g^p`` the one without ``p``,
     ``F(g) + C h_p(g) <= F(g^p) + C h_p(g^p)`` and ``F(g^p) <= F(g)`` give
@@ -647,7 +647,7 @@ def radius_squared(K) -> float:
 
 
 def radius_margin_bound(K, sol) -> float:
-    """Functional (1) of Chapelle & Vapnik (1999): ``T = R^2 ||w||^2 / l``.
+    """Functional (1) of Chapelle & Vapnik (1999): ``T = R^2 ||w||^2 / n``.
 
     Parameters
     ----------
@@ -723,7 +723,7 @@ def linear_rescaled_bound(X, sol, box="origin") -> float:
     ``mu_k = 2 max_i |x_i . u_k|`` (``box="origin"``, the paper's box centred at the origin) or
     ``mu_k = max_i x_i . u_k - min_i x_i . u_k`` (``box="range"``), and
     ``||w~||^2 = sum_k mu_k^2 (w . u_k)^2`` with ``w = sum_i alpha_i y_i x_i``. Returns
-    ``||w~||^2 / l``, which must equal :func:`rescaled_radius_margin_bound` for ``K = X X^T``.
+    ``||w~||^2 / n``, which must equal :func:`rescaled_radius_margin_bound` for ``K = X X^T``.
 
     Parameters
     ----------
