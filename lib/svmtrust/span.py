@@ -688,7 +688,7 @@ def rescaled_radius_margin_bound(K, sol, box="origin") -> float:
     ``sqrt(lambda_k) U_ik`` on axis ``k`` and ``w . u_k = sqrt(lambda_k) sum_i alpha_i y_i
     U_ik`` (exact, because ``sum_i alpha_i y_i = 0``). Rescaling axis ``k`` by the edge
     ``mu_k`` of the enclosing box makes the data fill a box of side 1, so ``R^2`` becomes 1 and
-    ``||w||^2`` becomes ``sum_k mu_k^2 (w . u_k)^2``; the result is that sum divided by ``l``.
+    ``||w||^2`` becomes ``sum_k mu_k^2 (w . u_k)^2``; the result is that sum divided by ``n``.
     The paper's box is centred at the origin (the data are centred), ``mu_k = 2 sqrt(lambda_k)
     max_i |U_ik|``, giving
     ``sum_k 4 lambda_k^2 (max_i |U_ik|)^2 (sum_i alpha_i y_i U_ik)^2``; the tight box has
