@@ -112,15 +112,11 @@ def test_span_run_is_paper_scale():
 def test_transduction_run_is_paper_scale():
     rows = _load("transduction")
     t2 = rows[rows["stage"] == "table2"]
-    expected_runs = {
-        "usps_like": transduction.RUNS["paper"],
-        "optdigits": transduction.BRACKET_RUNS["paper"],
-    }
     assert set(t2["data"]) == set(transduction.DATASETS)
     for (data, method), group in t2.groupby(["data", "method"]):
         assert method in transduction.METHODS + transduction.BASELINES
         assert sorted(group["n"].astype(int)) == list(transduction.SIZES)
-        assert (group["runs"] == expected_runs[data]).all(), (data, method)
+        assert (group["runs"] == transduction.RUNS["paper"]).all(), (data, method)
         assert (group["errors"] <= group["runs"]).all()
     assert len(t2) == len(transduction.DATASETS) * len(transduction.SIZES) * (
         len(transduction.METHODS) + len(transduction.BASELINES)

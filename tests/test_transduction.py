@@ -13,7 +13,7 @@ from sklearn.base import clone
 from svmtrust.kernels import linear_kernel, rbf_kernel
 from svmtrust.rank_sum import merge_ties
 from svmtrust.svm import SolveError, fit_svm
-from svmtrust.transduction import TransductiveSVM, margin_transduction
+from svmtrust.transduction import TIE_BREAKS, TransductiveSVM, break_ties, margin_transduction
 
 RBF = functools.partial(rbf_kernel, gamma=0.5)
 
@@ -206,7 +206,8 @@ def test_three_classes():
     P = model.predict_p(X_test)
     assert P.shape == (30, 3) and np.all((P > 0) & (P <= 1))
     labels, confidence, credibility = model.predict_confidence(X_test)
-    assert np.array_equal(labels, model.classes_[np.argmax(P, axis=1)])
+    chosen = P[np.arange(30), np.searchsorted(model.classes_, labels)]
+    assert np.array_equal(chosen, P.max(axis=1))  # a label with the largest p-value
     assert np.allclose(credibility, P.max(axis=1))
     assert np.array_equal(model.predict_set(X_test, 0.1), P > 0.1)
     assert set(margin_transduction(model, X_test[:3])) <= set(model.classes_)
@@ -416,6 +417,63 @@ def test_estimator_interface_and_kernel_reuse():
     assert copy.get_params()["C"] == 1.0 and not hasattr(copy, "gram_")
 
 
+def _objective_by_hand(X, y, x, label, classes, C, mondrian):
+    """What the tie-break compares, from fit_svm on the stacked data: the optimal value of the
+    augmented SVM (summed over the own-class problems), or for Mondrian the increase of the
+    candidate label's problem over the training set alone."""
+    K, labels = RBF(np.vstack([X, x[None, :]])), np.r_[y, label]
+    problems = [classes[1]] if len(classes) == 2 else list(classes)
+    if mondrian:
+        own = classes[1] if len(classes) == 2 else label
+        signs = np.where(labels == own, 1.0, -1.0)
+        train = fit_svm(RBF(X), signs[:-1], C, "cvxpy").objective
+        return fit_svm(K, signs, C, "cvxpy").objective - train
+    return sum(fit_svm(K, np.where(labels == c, 1.0, -1.0), C, "cvxpy").objective for c in problems)
+
+
+@pytest.mark.parametrize(
+    "classes,mondrian,seed", [(2, False, 9), (2, True, 14), (3, False, 5), (3, True, 17)]
+)
+def test_tie_break_moves_only_tied_predictions(classes, mondrian, seed):
+    """The tie rule changes no p-value, confidence or credibility; it moves only predictions
+    whose largest p-value is shared, to the label with the smallest optimal value (checked
+    against fit_svm on the stacked data) or, with "first", to the first such label."""
+    X, y, X_test = _overlapping(seed, n=20, m=30, classes=classes)
+    models = {
+        rule: TransductiveSVM(kernel=RBF, C=1.0, mondrian=mondrian, tie_break=rule).fit(X, y)
+        for rule in TIE_BREAKS
+    }
+    P = models["first"].predict_p(X_test)
+    assert np.array_equal(P, models["objective"].predict_p(X_test))
+    out = {rule: model.predict_confidence(X_test) for rule, model in models.items()}
+    for a, b in zip(out["first"][1:], out["objective"][1:]):
+        assert np.array_equal(a, b)
+    labels = models["first"].classes_
+    top = P == P.max(axis=1, keepdims=True)
+    tied = top.sum(axis=1) > 1
+    assert tied.any()
+    assert np.array_equal(out["first"][0][~tied], out["objective"][0][~tied])
+    assert np.array_equal(out["first"][0], labels[np.argmax(top, axis=1)])
+    assert np.array_equal(out["objective"][0], models["objective"].predict(X_test))
+    moved = 0
+    for i in np.flatnonzero(tied):
+        candidates = labels[top[i]]
+        values = [_objective_by_hand(X, y, X_test[i], c, labels, 1.0, mondrian) for c in candidates]
+        order = np.sort(values)
+        if order[1] - order[0] > 1e-6 * max(1.0, abs(order[0])):
+            assert out["objective"][0][i] == candidates[int(np.argmin(values))], i
+        moved += out["objective"][0][i] != out["first"][0][i]
+    assert moved > 0  # the rule matters on these data
+
+
+def test_break_ties_rules():
+    P = np.array([[0.2, 0.2, 0.1], [0.1, 0.5, 0.5], [0.3, 0.3, 0.3], [0.9, 0.1, 0.1]])
+    cost = np.array([[5.0, 1.0, 0.0], [1.0, 2.0, 2.0], [3.0, 1.0, 2.0], [9.0, 0.0, 0.0]])
+    assert break_ties(P, cost, "first").tolist() == [0, 1, 0, 0]
+    # the smallest cost among the tied labels only; the first of those on a further tie
+    assert break_ties(P, cost).tolist() == [1, 1, 1, 0]
+
+
 # --------------------------------------------------------------------------- bad input
 
 
@@ -483,6 +541,11 @@ CASES = [
         "mondrian not bool",
         lambda: TransductiveSVM(mondrian="yes").fit(np.eye(2), [1, -1]),
         "mondrian",
+    ),
+    (
+        "tie_break unknown",
+        lambda: TransductiveSVM(tie_break="random").fit(np.eye(2), [1, -1]),
+        "tie_break",
     ),
     (
         "joint_p_value unknown label",

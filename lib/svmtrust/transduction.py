@@ -38,6 +38,12 @@ Choices the paper leaves open, made here and explained in the chapter:
 * **Ties.** Multipliers that agree within the solvers' accuracy are made equal
   (:func:`svmtrust.rank_sum.merge_ties`) before they are ranked, and ranks with ties are those
   of :mod:`svmtrust.rank_sum`; its docstring says why.
+* **Tied p-values.** Eq. (14) predicts the label with the largest p-value and says nothing when
+  two labels share it. By default (``tie_break="objective"``) the label whose augmented SVM has
+  the smallest optimal value wins, the quantity of Vapnik's rule (16): the p-values, the
+  confidence and the credibility are unchanged, only the point prediction moves. The chapter
+  measures that the first label in ``classes_`` (``tie_break="first"``) accounts for most of the
+  gap between p-value transduction and the standard SVM on the optical digits.
 """
 
 from __future__ import annotations
@@ -53,15 +59,20 @@ from .kernels import linear_kernel
 from .rank_sum import merge_ties, rank_sum_p_value
 from .svm import OUTSIDE_MARGIN_TOL, SOLVERS, SolveError, fit_svm
 from .validation import (
+    check_array,
     check_augmented_gram,
     check_bool,
     check_C,
+    check_choice,
     check_estimator_X,
     check_estimator_y,
     check_integer,
     check_kernel_gram,
     kernel_block,
 )
+
+#: Rules for a tie of the largest p-value (:attr:`TransductiveSVM.tie_break`).
+TIE_BREAKS = ("objective", "first")
 
 #: Default largest number of test examples :meth:`TransductiveSVM.solve_joint` accepts: ``k``
 #: examples cost ``2^k`` SVM solves (1024 at the default).
@@ -97,6 +108,21 @@ class Hypotheses:
     alpha_new: np.ndarray
     w_norm_squared: np.ndarray
     objective: np.ndarray
+
+    def predicted_index(self, tie_break: str = "objective") -> np.ndarray:
+        """Column of the label p-value transduction predicts: the largest p-value, eq. (14).
+
+        Parameters
+        ----------
+        tie_break : {"objective", "first"}
+            Among labels that share the largest p-value: the smallest optimal value
+            (:attr:`objective`, the first of those on a further tie), or the first column.
+
+        Returns
+        -------
+        ndarray of int, shape (m,)
+        """
+        return break_ties(self.p_values, self.objective, tie_break)
 
     @property
     def margin_index(self) -> np.ndarray:
@@ -166,6 +192,14 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         ``False``: :meth:`predict_p` returns eq. (13) with every example's strangeness taken
         from the SVM of its own class (``c^2`` SVMs per test example for ``c > 2`` classes).
         ``True``: label-conditional (Mondrian) p-values, :meth:`solve_mondrian` (``c`` SVMs).
+    tie_break : {"objective", "first"}, default "objective"
+        The label :meth:`predict` and :meth:`predict_confidence` choose among labels that share
+        the largest p-value: the one whose augmented SVM(s) gain the least optimal value from
+        the labelled test example (for ``mondrian=False`` the smallest
+        :attr:`Hypotheses.objective`, Vapnik's quantity (16); for ``mondrian=True`` the
+        smallest increase over the training SVM of that label's problem), or ``"first"``, the
+        first label in ``classes_`` (eq. (14) with no tie rule). p-values, confidence,
+        credibility and regions do not depend on it.
 
     Attributes
     ----------
@@ -186,6 +220,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         max_joint=DEFAULT_MAX_JOINT,
         reuse_outside_margin=True,
         mondrian=False,
+        tie_break="objective",
     ):
         self.kernel = kernel
         self.C = C
@@ -193,6 +228,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self.max_joint = max_joint
         self.reuse_outside_margin = reuse_outside_margin
         self.mondrian = mondrian
+        self.tie_break = tie_break
 
     # -- fitting -----------------------------------------------------------------------
 
@@ -204,6 +240,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         if self.solver not in SOLVERS:
             raise ValueError(f"solver: must be one of {SOLVERS}, got {self.solver!r}")
         check_integer(self.max_joint, "max_joint")
+        check_choice(self.tie_break, "tie_break", TIE_BREAKS)
         for name in ("reuse_outside_margin", "mondrian"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name}: must be True or False, got {getattr(self, name)!r}")
@@ -380,9 +417,23 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         -------
         ndarray of shape (m, n_classes)
         """
+        return self._mondrian(X)[0]
+
+    def _mondrian(self, X):
+        """Mondrian p-values and, for each label, the optimal value its SVM gains.
+
+        Returns
+        -------
+        p : ndarray of shape (m, n_classes)
+            :meth:`solve_mondrian`.
+        gain : ndarray of shape (m, n_classes)
+            The optimal value of the augmented SVM of each candidate label minus that of the
+            same problem on the training set alone (the tie-break of :meth:`predict`).
+        """
         X = self._check_test(X)
         cross = self._kernel_block(self.X_train_, X)
         p = np.empty((X.shape[0], self.classes_.size))
+        gain = np.empty_like(p)
         n = self.X_train_.shape[0]
         binary = self.classes_.size == 2
         for i in range(X.shape[0]):
@@ -393,11 +444,13 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                 problem = 0 if binary else code
                 signs = self._problem_signs(codes, 1 if binary else code)
                 what = f"the training set plus test example {i} labelled {label}"
-                alpha, _, _ = self._solve_augmented(gram, signs, self.base_[problem], what)
+                base = self.base_[problem]
+                alpha, _, objective = self._solve_augmented(gram, signs, base, what)
+                gain[i, code] = objective - base.objective
                 merged = merge_ties(alpha)
                 same = self.codes_ == code
                 p[i, code] = conformal.p_values(merged[:n][same], merged[n])
-        return p
+        return p, gain
 
     def joint_p_value(self, X, y) -> float:
         """The rank-sum p-value of one labelling ``y`` of ``k`` test examples (Section 3.2).
@@ -510,6 +563,32 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             return self.solve_mondrian(X)
         return self.solve_hypotheses(X).p_values
 
+    def predict_confidence(self, X):
+        """Forced prediction, confidence and credibility of each test example, eq. (14).
+
+        Returns
+        -------
+        labels : ndarray of shape (m,)
+            The label (a value of ``classes_``) with the largest p-value; on a tie, the one
+            chosen by :attr:`tie_break`.
+        confidence : ndarray of shape (m,)
+            One minus the second largest p-value.
+        credibility : ndarray of shape (m,)
+            The largest p-value.
+        """
+        if self.mondrian:
+            p, gain = self._mondrian(X)
+            index = break_ties(p, gain, self.tie_break)
+        else:
+            hyp = self.solve_hypotheses(X)
+            p, index = hyp.p_values, hyp.predicted_index(self.tie_break)
+        _, confidence, credibility = conformal.confidence_credibility(p)
+        return self.classes_[index], confidence, credibility
+
+    def predict(self, X) -> np.ndarray:
+        """The label with the largest p-value; on a tie, the one chosen by :attr:`tie_break`."""
+        return self.predict_confidence(X)[0]
+
     def predict_p_joint(self, X):
         """The rank-sum p-value of every labelling of ``k`` test examples (Section 3.2).
 
@@ -520,6 +599,34 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """
         joint = self.solve_joint(X)
         return joint.labellings, joint.p_values
+
+
+def break_ties(p_values, cost, tie_break: str = "objective") -> np.ndarray:
+    """Column of the largest p-value in each row, ties broken by ``tie_break``.
+
+    Parameters
+    ----------
+    p_values : array_like of shape (m, n_labels)
+    cost : array_like of shape (m, n_labels)
+        A secondary quantity, smaller for a better label (the optimal values of the augmented
+        SVMs); read only where a row's largest p-value is shared.
+    tie_break : {"objective", "first"}
+        ``"objective"``: among the labels with the largest p-value, the one with the smallest
+        ``cost`` (the first of those if that ties too). ``"first"``: the first of them.
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
+    """
+    tie_break = check_choice(tie_break, "tie_break", TIE_BREAKS)
+    p_values = check_array(p_values, "p_values", ndim=2)
+    cost = check_array(cost, "cost", ndim=2)
+    if cost.shape != p_values.shape:
+        raise ValueError(f"cost: expected shape {p_values.shape}, got {cost.shape}")
+    top = p_values == p_values.max(axis=1, keepdims=True)
+    if tie_break == "first":
+        return np.argmax(top, axis=1)
+    return np.argmin(np.where(top, cost, np.inf), axis=1)
 
 
 def margin_transduction(model: TransductiveSVM, X, joint: bool = False) -> np.ndarray:

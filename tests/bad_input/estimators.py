@@ -112,6 +112,7 @@ def _tsvm_cases():
         ("max_joint", 0),
         ("reuse_outside_margin", "yes"),
         ("mondrian", 1),
+        ("tie_break", "random"),
     ]
     cases += [
         (
