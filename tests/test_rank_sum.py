@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu, rankdata
 from svmtrust import conformal
-from svmtrust.rank_sum import merge_ties, rank_sum_counts, rank_sum_p_value, rank_sum_p_value_mc
+from svmtrust.rank_sum import rank_sum_counts, rank_sum_p_value, rank_sum_p_value_mc
+from svmtrust.svm import merge_multiplier_ties
 
 
-def test_merge_ties():
-    merged = merge_ties([0.0, 0.0, 1.0, 1.0 + 1e-8, 2.0, 3.0 - 1e-9, 3.0, 0.5])
+def test_merge_multiplier_ties():
+    merged = merge_multiplier_ties([0.0, 0.0, 1.0, 1.0 + 1e-8, 2.0, 3.0 - 1e-9, 3.0, 0.5])
     assert merged.tolist() == [0.0, 0.0, 1.0 + 1e-8, 1.0 + 1e-8, 2.0, 3.0, 3.0, 0.5]
 
 

@@ -11,8 +11,7 @@ from crepes.base import p_values_batch
 from scipy.stats import binom
 from sklearn.base import clone
 from svmtrust.kernels import linear_kernel, rbf_kernel
-from svmtrust.rank_sum import merge_ties
-from svmtrust.svm import SolveError, fit_svm
+from svmtrust.svm import SolveError, fit_svm, merge_multiplier_ties
 from svmtrust.transduction import TIE_BREAKS, TransductiveSVM, break_ties, margin_transduction
 
 RBF = functools.partial(rbf_kernel, gamma=0.5)
@@ -319,7 +318,7 @@ def test_mondrian_p_values_against_crepes():
         X_aug = np.vstack([X, x])
         for code, label in enumerate(model.classes_):
             labels = np.r_[y, label]
-            alpha = merge_ties(
+            alpha = merge_multiplier_ties(
                 fit_svm(RBF(X_aug), np.where(labels == label, 1.0, -1.0), 1.0, "cvxpy").alpha
             )
             expected = p_values_batch(
@@ -337,7 +336,9 @@ def test_mondrian_binary_uses_the_binary_svm():
     for i, x in enumerate(X_test):
         for code, label in enumerate(model.classes_):
             labels = np.r_[y, label]
-            alpha = merge_ties(fit_svm(RBF(np.vstack([X, x])), labels, 1.0, "cvxpy").alpha)
+            alpha = merge_multiplier_ties(
+                fit_svm(RBF(np.vstack([X, x])), labels, 1.0, "cvxpy").alpha
+            )
             same = y == label
             assert P[i, code] == (np.sum(alpha[:-1][same] >= alpha[-1]) + 1) / (same.sum() + 1)
 

@@ -10,13 +10,9 @@ and estimates the same fraction by Monte Carlo as a check.
 * **Ranks with ties**: the rank of an example is the number of examples whose score is at
   most its own (``scipy.stats.rankdata(method="max")``: ties share the largest rank of their
   group), so that for ``k = 1`` the rank-sum p-value is exactly eq. (13) of the paper.
-* **Ties within the solvers' accuracy**: multipliers are known only to a relative accuracy, and
-  some ties are exact by construction (with two support vectors, one of each class, the
-  equality constraint makes their multipliers equal). :func:`merge_ties` makes multipliers
-  closer than :data:`~svmtrust.svm.SUPPORT_TOL` times the largest one exactly equal before they
-  are ranked, so that rounding cannot break a tie, and the same tolerance that snaps
-  multipliers to 0 and C decides every comparison. Merging only raises p-values, so they stay
-  valid.
+* **Ties within the solvers' accuracy**: the scores are ranked as given. The transductive SVM
+  first makes multipliers that agree within the support tolerance exactly equal
+  (:func:`svmtrust.svm.merge_multiplier_ties`), so that rounding cannot break a tie.
 
 Examples
 --------
@@ -32,45 +28,12 @@ import math
 import numpy as np
 from scipy.stats import rankdata
 
-from . import conformal
-from .svm import SUPPORT_TOL
 from .validation import check_array, check_integer, check_rng
 
-__all__ = ["merge_ties", "rank_sum_counts", "rank_sum_p_value", "rank_sum_p_value_mc"]
+__all__ = ["rank_sum_counts", "rank_sum_p_value", "rank_sum_p_value_mc"]
 
 #: Monte Carlo draws of :func:`rank_sum_p_value_mc` are made in chunks of this many.
 _MC_CHUNK = 10_000
-
-
-def merge_ties(alpha) -> np.ndarray:
-    """Make multipliers that agree within the support tolerance exactly equal.
-
-    :func:`svmtrust.conformal.merge_ties` with the tolerance ``SUPPORT_TOL``: a new group starts
-    wherever two sorted neighbours differ by more than ``SUPPORT_TOL * max(alpha)``, and every
-    multiplier is replaced by the largest of its group.
-    Multipliers snapped to 0 or C by :func:`svmtrust.svm.categorise` stay 0 and C (their
-    neighbours lie more than the tolerance away). The result depends on the multiset of
-    multipliers only, so p-values computed from it stay valid (Saunders et al. 1999, eq. (13));
-    it can only make them larger.
-
-    Parameters
-    ----------
-    alpha : array_like of shape (N,)
-        Snapped multipliers (non-negative).
-
-    Returns
-    -------
-    ndarray of shape (N,)
-
-    Raises
-    ------
-    ValueError
-        If ``alpha`` is not a finite non-empty 1-D array of non-negative numbers.
-    """
-    values = check_array(alpha, "alpha", ndim=1)
-    if np.any(values < 0):
-        raise ValueError(f"alpha: multipliers must be non-negative, found {values.min()!r}")
-    return conformal.merge_ties(values, SUPPORT_TOL)
 
 
 def _check_ranks(ranks) -> np.ndarray:

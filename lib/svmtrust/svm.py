@@ -25,6 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from . import qp
+from .conformal import merge_ties
 from .optimal_face import equality_multiplier, face_optimum, identical_groups, sparse_product
 from .qp import SolveError, kernel_factor
 from .validation import (
@@ -44,6 +45,7 @@ __all__ = [
     "dual_objective",
     "kkt_bias",
     "categorise",
+    "merge_multiplier_ties",
     "duplicate_groups",
     "check_solution",
     "SOLVERS",
@@ -470,6 +472,39 @@ def categorise(alpha, C):
     bounded = np.flatnonzero(alpha == C)
     free = np.setdiff1d(support, bounded)
     return alpha, support, free, bounded
+
+
+def merge_multiplier_ties(alpha) -> np.ndarray:
+    """Make multipliers that agree within the support tolerance exactly equal.
+
+    :func:`svmtrust.conformal.merge_ties` with the tolerance :data:`SUPPORT_TOL`: a new group starts
+    wherever two sorted neighbours differ by more than ``SUPPORT_TOL * max(alpha)``, and every
+    multiplier is replaced by the largest of its group.
+    Multipliers snapped to 0 or C by :func:`categorise` stay 0 and C (their
+    neighbours lie more than the tolerance away). The result depends on the multiset of
+    multipliers only, so p-values computed from it stay valid (Saunders et al. 1999, eq. (13));
+    it can only make them larger. Multipliers are known only to a relative accuracy, and some
+    ties are exact by construction (with two support vectors, one of each class, the equality
+    constraint makes their multipliers equal): merging keeps rounding from breaking them.
+
+    Parameters
+    ----------
+    alpha : array_like of shape (N,)
+        Snapped multipliers (non-negative).
+
+    Returns
+    -------
+    ndarray of shape (N,)
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is not a finite non-empty 1-D array of non-negative numbers.
+    """
+    values = check_array(alpha, "alpha", ndim=1)
+    if np.any(values < 0):
+        raise ValueError(f"alpha: multipliers must be non-negative, found {values.min()!r}")
+    return merge_ties(values, SUPPORT_TOL)
 
 
 def kkt_bias(K, y, alpha, C, free, bounded) -> float:

@@ -36,7 +36,7 @@ Choices the paper leaves open, made here and explained in the chapter:
   that same problem would be simpler, but it is not valid: the recoding would then depend on the
   test example's label, and the chapter measures 35% errors at significance 20% on three digits.
 * **Ties.** Multipliers that agree within the solvers' accuracy are made equal
-  (:func:`svmtrust.rank_sum.merge_ties`) before they are ranked, and ranks with ties are those
+  (:func:`svmtrust.svm.merge_multiplier_ties`) before they are ranked, and ranks with ties are those
   of :mod:`svmtrust.rank_sum`; its docstring says why.
 * **Tied p-values.** Eq. (14) predicts the label with the largest p-value and says nothing when
   two labels share it. By default (``tie_break="objective"``) the label whose augmented SVM has
@@ -56,8 +56,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .kernels import linear_kernel
-from .rank_sum import merge_ties, rank_sum_p_value
-from .svm import OUTSIDE_MARGIN_TOL, SOLVERS, SolveError, fit_svm
+from .rank_sum import rank_sum_p_value
+from .svm import (
+    OUTSIDE_MARGIN_TOL,
+    SOLVERS,
+    SolveError,
+    fit_svm,
+    merge_multiplier_ties,
+)
 from .validation import (
     check_array,
     check_augmented_gram,
@@ -90,7 +96,7 @@ class Hypotheses:
     ----------
     p_values : ndarray of shape (m, n_classes)
         Eq. (13) for each test example and candidate label, from the multipliers with ties
-        merged (:func:`~svmtrust.rank_sum.merge_ties`).
+        merged (:func:`~svmtrust.svm.merge_multiplier_ties`).
     alpha_new : ndarray of shape (m, n_classes)
         The multiplier of the test example in each augmented SVM (``C`` when it violates the
         margin of a soft-margin SVM).
@@ -149,7 +155,7 @@ class JointHypotheses:
         The optimal value ``1/2 ||w||^2 + C sum_i xi_i`` of each augmented SVM (eq. (16)).
     alphas : ndarray of shape (2^k, l + k)
         All multipliers of each augmented SVM, the test examples last, with ties merged
-        (:func:`~svmtrust.rank_sum.merge_ties`): the values that were ranked.
+        (:func:`~svmtrust.svm.merge_multiplier_ties`): the values that were ranked.
     """
 
     labellings: np.ndarray
@@ -389,7 +395,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                     gram, np.r_[self.codes_, code], what
                 )
                 alpha_new[i, code] = alpha[n]
-                merged = merge_ties(alpha)
+                merged = merge_multiplier_ties(alpha)
                 p[i, code] = conformal.p_values(merged[:n], merged[n])
         return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2, objective=objective)
 
@@ -447,7 +453,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                 base = self.base_[problem]
                 alpha, _, objective = self._solve_augmented(gram, signs, base, what)
                 gain[i, code] = objective - base.objective
-                merged = merge_ties(alpha)
+                merged = merge_multiplier_ties(alpha)
                 same = self.codes_ == code
                 p[i, code] = conformal.p_values(merged[:n][same], merged[n])
         return p, gain
@@ -485,7 +491,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             np.r_[self.codes_, codes],
             f"the training set plus the test examples labelled {labels.tolist()}",
         )
-        return rank_sum_p_value(merge_ties(alpha), np.arange(n, n + k))
+        return rank_sum_p_value(merge_multiplier_ties(alpha), np.arange(n, n + k))
 
     def solve_joint(self, X) -> JointHypotheses:
         """Solve the ``2^k`` augmented SVMs of ``k`` test examples labelled jointly.
@@ -525,7 +531,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             )
             for lab in labellings
         ]
-        alphas = np.array([merge_ties(alpha) for alpha, _, _ in solved])
+        alphas = np.array([merge_multiplier_ties(alpha) for alpha, _, _ in solved])
         return JointHypotheses(
             labellings=self.classes_[labellings],
             p_values=np.array([rank_sum_p_value(a, np.arange(n, n + k)) for a in alphas]),

@@ -8,6 +8,7 @@ from svmtrust.svm import (
     duplicate_groups,
     fit_svm,
     kkt_bias,
+    merge_multiplier_ties,
 )
 
 from ._data import HARD, NOT_PSD, SOL, K, X, Y, inf, nan
@@ -18,6 +19,31 @@ A = SOL.alpha
 E = np.array([], dtype=int)
 
 CASES = [
+    (
+        M + "merge_multiplier_ties",
+        "alpha NaN",
+        lambda: merge_multiplier_ties([1.0, np.nan]),
+        "alpha",
+    ),
+    (
+        M + "merge_multiplier_ties",
+        "alpha negative",
+        lambda: merge_multiplier_ties([0.0, -1.0, 2.0]),
+        "alpha",
+    ),
+    (
+        M + "merge_multiplier_ties",
+        "alpha 2-D",
+        lambda: merge_multiplier_ties(np.ones((2, 2))),
+        "alpha",
+    ),
+    (M + "merge_multiplier_ties", "alpha empty", lambda: merge_multiplier_ties([]), "alpha"),
+    (
+        M + "merge_multiplier_ties",
+        "alpha strings",
+        lambda: merge_multiplier_ties(["a", "b"]),
+        "alpha",
+    ),
     (M + "check_solution", "not a solution", lambda: check_solution({}, 8), "sol"),
     (M + "check_solution", "other size", lambda: check_solution(SOL, 9), "sol"),
     (M + "check_solution", "other labels", lambda: check_solution(SOL, 8, y=-Y), "sol"),
