@@ -74,7 +74,7 @@ CASES = [
         lambda: TCMNearestNeighbours().fit(X, np.linspace(0, 1, 12)),
         "y",
     ),
-    (f"{EST}.fit", "one sample", lambda: TCMNearestNeighbours().fit(X[:1], Y[:1]), "y"),
+    (f"{EST}.fit", "one sample", lambda: TCMNearestNeighbours().fit(X[:1], Y[:1]), "X"),
     # test objects
     (f"{EST}.predict_p", "unfitted", lambda: TCMNearestNeighbours().predict_p(X), "X"),
     (f"{EST}.predict", "unfitted", lambda: TCMNearestNeighbours().predict(X), "X"),
