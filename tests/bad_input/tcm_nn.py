@@ -98,6 +98,16 @@ CASES = [
     (f"{EST}.predict_p", "X 1-D", lambda: _fitted().predict_p(X[0]), "X"),
     (
         f"{EST}.predict_p",
+        "columns named otherwise than in fit",
+        lambda: (
+            TCMNearestNeighbours()
+            .fit(pd.DataFrame(X, columns=["a", "b", "c"]), Y)
+            .predict_p(pd.DataFrame(X[:2], columns=["a", "b", "d"]))
+        ),
+        "X",
+    ),
+    (
+        f"{EST}.predict_p",
         "squared distances overflow",
         lambda: _fitted().predict_p(X[:2] * 1e160),
         "X",
