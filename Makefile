@@ -80,9 +80,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The unit tests, then the Examples of the estimators' docstrings run as doctests (seconds).
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --durations=10 --ignore=tests/benchmarks \
 		--ignore=tests/html
+	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules lib/svmtrust/tcm_nn.py \
+		lib/svmtrust/nonconformity_selection.py lib/svmtrust/split_conformal.py
 
 # As run.md gives it, with no environment variable: book/conftest.py switches progress bars off.
 nbval: $(STAMP)

@@ -8,16 +8,27 @@ accuracy floor of 0.83 on three blobs does not survive). ``EXPECTED_FAILURES`` l
 an estimator is known to fail, each with its reason; today there are none.
 """
 
+import re
+import warnings
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import (
+    check_dataframe_column_names_consistency,
+    parametrize_with_checks,
+)
 from svmtrust.kernels import rbf_kernel
 from svmtrust.nonconformity_selection import (
     CrossValidationSelector,
     NonconformityModelSelector,
     TestMarginSelector,
 )
+from svmtrust.split_conformal import SplitConformalSVM
+from svmtrust.tcm_nn import TCMNearestNeighbours
 from svmtrust.transduction import TransductiveSVM
 
 GRID = dict(gammas=(0.5, 2.0), Cs=(1.0, 10.0))
@@ -76,3 +87,89 @@ def test_selectors_encode_any_two_labels(estimator, labels):
     assert relabelled.classes_.tolist() == ordered
     assert np.array_equal(relabelled.predict(X), _relabel(signed, ordered))
     assert len(set(signed)) == 2  # both labels are predicted, so the mapping is tested
+
+
+# --------------------------------------------------------------------------- pandas DataFrames
+
+#: Every estimator of the package, the conformal ones with ``predict_p``/``predict_set``.
+ALL_ESTIMATORS = [*ESTIMATORS, TCMNearestNeighbours(k=1), SplitConformalSVM(kernel=RBF())]
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [e for e in ALL_ESTIMATORS if not isinstance(e, TransductiveSVM)],
+    ids=lambda e: type(e).__name__,
+)
+def test_dataframe_column_names_consistency(estimator):
+    """scikit-learn's own check (not among those ``parametrize_with_checks`` runs): fitted on
+    a DataFrame, the estimator keeps ``feature_names_in_``, predicts on the same columns
+    without a warning and refuses other names. (The check's ``score`` of the transductive
+    SVM, one solve per candidate labelling, takes a good half-minute; the test below covers
+    its methods on a DataFrame.)"""
+    check_dataframe_column_names_consistency(type(estimator).__name__, clone(estimator))
+
+
+def _conformal_calls(estimator):
+    """The public methods that take test points, as ``name -> f(X)``."""
+    calls = {
+        name: getattr(estimator, name)
+        for name in ("predict", "predict_p", "predict_confidence", "predict_p_all", "bound")
+        if hasattr(estimator, name)
+    }
+    if hasattr(estimator, "predict_set"):
+        calls["predict_set"] = lambda X: estimator.predict_set(X, 0.1)
+    if hasattr(estimator, "epsilon_crit_"):
+        calls["epsilon_crit_"] = estimator.epsilon_crit_
+    return calls
+
+
+CONFORMAL = [e for e in ALL_ESTIMATORS if hasattr(e, "predict_p")]
+
+
+@pytest.mark.parametrize("estimator", CONFORMAL, ids=lambda e: type(e).__name__)
+def test_conformal_methods_on_dataframes(estimator):
+    """With the columns of ``fit`` no method warns (NonconformityModelSelector used to check
+    ``X`` twice and warn "X does not have valid feature names" on every call); an array
+    without names warns, as in scikit-learn, and gives the same answers."""
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.normal(size=(60, 2)), columns=["height", "weight"])
+    y = np.where(X["height"] + 0.5 * rng.normal(size=60) > 0, "tall", "short")
+    model = clone(estimator).fit(X, y)
+    assert model.feature_names_in_.tolist() == ["height", "weight"]
+    test = X.iloc[:7]
+    for name, call in _conformal_calls(model).items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            named = call(test)
+        with pytest.warns(UserWarning, match="does not have valid feature names"):
+            unnamed = call(test.to_numpy())
+        for a, b in zip(np.atleast_1d(named), np.atleast_1d(unnamed)):
+            assert np.array_equal(a, b), name
+        with pytest.raises(ValueError, match="(?s)^X: .*Feature names"):
+            call(test.rename(columns={"weight": "mass"}))
+
+
+# --------------------------------------------------------------------------- the README
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _readme_blocks() -> list[tuple[str, str]]:
+    """The README's ```python blocks, each with the ```text block shown as its output ("")."""
+    pattern = r"```python\n(.*?)```(?:\n\nprints\n\n```text\n(.*?)```)?"
+    return re.findall(pattern, README.read_text(encoding="utf-8"), flags=re.S)
+
+
+def test_readme_code_runs_and_prints_what_it_shows(capsys):
+    """Every python block of the README runs, without a warning, and the quick start prints
+    exactly the output the README shows under it, so the README cannot fall behind."""
+    blocks = _readme_blocks()
+    assert sum(1 for _, shown in blocks if shown) == 1  # the quick start
+    assert any("predict_set" in code and "pipe[-1].predict_p" in code for code, _ in blocks)
+    for code, shown in blocks:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            exec(compile(code, str(README), "exec"), {"__name__": "readme"})
+        printed = capsys.readouterr().out
+        if shown:
+            assert printed == shown

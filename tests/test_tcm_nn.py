@@ -1,5 +1,7 @@
 """TCM-NN (Proedrou et al. 2002): exactness against brute force, validity, bad input."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +12,13 @@ from svmtrust import datasets
 from svmtrust.conformal import p_values
 from svmtrust.experiments import parallel_map
 from svmtrust.experiments import tcm_nn as protocol
-from svmtrust.tcm_nn import ALGORITHMS, TCMNearestNeighbours, paired_distances, strangeness
+from svmtrust.tcm_nn import (
+    AUTO_FAST_FROM,
+    BACKENDS,
+    TCMNearestNeighbours,
+    paired_distances,
+    strangeness,
+)
 
 # --------------------------------------------------------------------------- brute force
 
@@ -73,7 +81,7 @@ def _problem(seed, n_classes, k, kind):
     return X, y, X_test
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", BACKENDS)
 @pytest.mark.parametrize("k", [1, 3])
 @pytest.mark.parametrize("n_classes", [2, 3, 4])
 @pytest.mark.parametrize("kind", ["gauss", "grid"])
@@ -83,7 +91,7 @@ def test_equals_brute_force_exactly(k, n_classes, kind, algorithm):
     assert np.array_equal(P, brute_force_p(X, y, X_test, k))
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", BACKENDS)
 def test_brute_force_exact_with_large_offset_and_near_ties(algorithm):
     """Coordinates near 1e6 differing in the last digits: the single-precision selection must
     still find every neighbour that matters (its error bound, not luck)."""
@@ -104,7 +112,7 @@ def test_strangeness_conventions_for_zero_distances():
     assert strangeness(1.0, 4.0) == 0.25
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", BACKENDS)
 def test_duplicated_points(algorithm):
     """Copies within a class, across classes, and a test object on a training point."""
     X = np.array([[0.0], [0.0], [0.0], [1.0], [1.0], [3.0], [3.0], [3.0]])
@@ -164,7 +172,7 @@ def test_validity_one_test_point_per_split():
 # --------------------------------------------------------------------------- invariance
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", BACKENDS)
 def test_identical_results_for_any_block_size_and_threads(algorithm):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(300, 4))
@@ -186,7 +194,7 @@ def test_sklearn_estimator_basics():
     X = rng.normal(size=(40, 2))
     y = np.where(X[:, 0] > 0, "pos", "neg")
     model = TCMNearestNeighbours(k=2, block_size=16)
-    assert model.get_params() == {"k": 2, "block_size": 16, "n_jobs": None, "algorithm": "exact"}
+    assert model.get_params() == {"k": 2, "block_size": 16, "n_jobs": None, "algorithm": "auto"}
     twin = clone(model).set_params(k=1)
     assert twin.k == 1 and model.k == 2
     model.fit(X, y)
@@ -206,12 +214,94 @@ def test_satimage_statlog_split_error():
     """The figure the chapter and the pitfalls quote: 211 errors of 2000 (10.55%), and the
     two backends' p-values agree bit for bit on all 2000 test images."""
     X_train, y_train, X_test, y_test = datasets.satimage_train_test(datasets.load_satimage())
-    exact = TCMNearestNeighbours(k=1).fit(X_train, y_train)
+    exact = TCMNearestNeighbours(k=1, algorithm="exact").fit(X_train, y_train)
     P = exact.predict_p(X_test)
     assert np.sum(exact.classes_[np.argmax(P, axis=1)] != y_test) == 211
     fast = TCMNearestNeighbours(k=1, algorithm="fast").fit(X_train, y_train)
     assert np.array_equal(fast.predict_p(X_test), P)
     assert np.array_equal(fast.strangeness_, exact.strangeness_)
+    default = TCMNearestNeighbours(k=1).fit(X_train, y_train)  # what the chapter runs
+    assert (exact.algorithm_, fast.algorithm_, default.algorithm_) == ("exact", "fast", "fast")
+
+
+@pytest.mark.parametrize("n", [AUTO_FAST_FROM - 1, AUTO_FAST_FROM])
+def test_auto_chooses_by_size_and_changes_nothing_but_the_backend(n):
+    """``algorithm="auto"`` runs the readable backend below AUTO_FAST_FROM training examples
+    and the fast one from there on; the three settings give the same p-values, bit for bit."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 1)
+    X_test = np.vstack([rng.normal(size=(40, 3)), X[:3]])
+    models = {a: TCMNearestNeighbours(k=2, algorithm=a).fit(X, y) for a in ("auto", *BACKENDS)}
+    expected = "fast" if n >= AUTO_FAST_FROM else "exact"
+    assert models["auto"].algorithm_ == expected
+    P = models["auto"].predict_p(X_test)
+    for backend in BACKENDS:
+        assert models[backend].algorithm_ == backend
+        assert np.array_equal(models[backend].predict_p(X_test), P)
+        assert np.array_equal(models[backend].strangeness_, models["auto"].strangeness_)
+
+
+def test_fast_backend_module_is_below_the_estimator():
+    """No import circle: svmtrust._tcm_nn_fast imports nothing from the package, and
+    svmtrust.tcm_nn imports it (the lower module never imports the higher one)."""
+    import ast
+    import importlib.util
+
+    def package_imports(module):
+        tree = ast.parse(open(importlib.util.find_spec(module).origin).read())
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or 0) > 0:
+                found.add(node.module or "")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [node.module] if isinstance(node, ast.ImportFrom) else []
+                names += [alias.name for alias in getattr(node, "names", [])]
+                found |= {n.split(".", 1)[1] for n in names if n and n.startswith("svmtrust.")}
+        return found
+
+    assert package_imports("svmtrust._tcm_nn_fast") == set()
+    assert "_tcm_nn_fast" in package_imports("svmtrust.tcm_nn")
+
+
+# --------------------------------------------------------------------------- feature names
+
+
+def _frame(X, prefix="x"):
+    return pd.DataFrame(X, columns=[f"{prefix}{j}" for j in range(X.shape[1])])
+
+
+def test_dataframe_feature_names_kept_and_checked():
+    """As scikit-learn's estimators: a DataFrame's columns become ``feature_names_in_``; data
+    with the same columns pass silently, data without names warn, other names are refused."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = TCMNearestNeighbours(k=1).fit(_frame(X), y)
+    assert model.feature_names_in_.tolist() == ["x0", "x1", "x2"]
+    assert model.n_features_in_ == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        P = model.predict_p(_frame(X[:5]))
+        model.predict_set(_frame(X[:5]), 0.1)
+        model.predict_confidence(_frame(X[:5]))
+        model.score(_frame(X), y)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        assert np.array_equal(model.predict_p(X[:5]), P)
+    with pytest.raises(ValueError, match="(?s)^X: .*Feature names unseen at fit time"):
+        model.predict_p(_frame(X[:5], prefix="z"))
+    with pytest.raises(ValueError, match="(?s)^X: .*same order"):
+        model.predict_p(_frame(X[:5])[["x2", "x1", "x0"]])
+    assert not hasattr(TCMNearestNeighbours().fit(X, y), "feature_names_in_")
+
+
+def test_failed_fit_leaves_the_estimator_unfitted():
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    model = TCMNearestNeighbours(k=1).fit(X, np.arange(12) % 2)
+    with pytest.raises(ValueError, match="^k: "):
+        model.set_params(k=6).fit(X, np.arange(12) % 2)
+    with pytest.raises(NotFittedError, match="^X: "):
+        model.predict_p(X)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -227,17 +317,12 @@ def test_unfitted_raises_not_fitted_error(method):
         model.predict_set(np.zeros((2, 3)), 0.1)
 
 
-@parametrize_with_checks(
-    [TCMNearestNeighbours(), TCMNearestNeighbours(algorithm="fast")],
-    expected_failed_checks=lambda estimator: {
-        "check_dtype_object": "the project's rule: bad input raises ValueError (not TypeError)",
-    },
-)
+@parametrize_with_checks([TCMNearestNeighbours(), TCMNearestNeighbours(algorithm="fast")])
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", BACKENDS)
 def test_tiny_and_huge_coordinates_are_rescaled_exactly(algorithm):
     """Near 1e-170 every squared distance underflows (every p-value would be 1) and near 1e160
     it overflows: rescaling by a power of two gives the p-values of the unscaled data."""
@@ -269,7 +354,7 @@ def test_paired_distances_match_cdist():
         assert np.array_equal(cdist(A, B).ravel(), paired_distances(A[rows], B[cols]))
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", BACKENDS)
 def test_far_test_object_is_exact(algorithm):
     """A test object 1e17 times farther out than the training spread (double precision)."""
     rng = np.random.default_rng(8)
@@ -300,7 +385,7 @@ def test_protocol_region_counts_and_small_split():
     assert len(table[table["method"] == "TCM-NN region"]) == 4 * len(protocol.SIGNIFICANCE)
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", BACKENDS)
 def test_exact_integer_path_with_large_integers(algorithm):
     """Integer coordinates too large for single precision: the exact product runs in double."""
     rng = np.random.default_rng(11)

@@ -1,23 +1,42 @@
 """Fast backend of :class:`svmtrust.tcm_nn.TCMNearestNeighbours` (``algorithm="fast"``).
 
 The same p-values as the readable backend of :mod:`svmtrust.tcm_nn`, bit for bit, faster.
-:class:`FastNeighbours` is that backend with its three distance methods replaced: the
+:class:`FastSelection` holds the readable backend's three distance methods written again: the
 nearest neighbours and the close pairs are *selected* with single-precision matrix products
 (BLAS) whose rounding error is bounded rigorously (:func:`_error_bound`), or with an exact
 product on integer coordinates, and every distance that enters a strangeness score is then
-recomputed canonically in double precision (:func:`svmtrust.tcm_nn.paired_distances`, the
-order of ``scipy.spatial.distance.cdist``). Blocks run on threads with the BLAS held to one
-thread.
+recomputed canonically in double precision (:func:`paired_squared`, the order of
+``scipy.spatial.distance.cdist``). Blocks run on threads with the BLAS held to one thread.
 
-This module is private: it is reached through ``TCMNearestNeighbours(algorithm="fast")``.
+This module is the lower of the two: it imports nothing from :mod:`svmtrust.tcm_nn`, which
+imports from it the canonical squared distance and the mixin, and puts the mixin before its
+readable class. The module is private: it is reached through
+``TCMNearestNeighbours(algorithm="fast")`` (or ``"auto"`` on large training sets).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from threadpoolctl import threadpool_limits
+from functools import cache
 
-from .tcm_nn import _map_blocks, _NeighbourLists, _paired_squared
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+
+def paired_squared(AT, rows, BT, cols) -> np.ndarray:
+    """Canonical squared distances of the pairs ``(A[rows[p]], B[cols[p]])``.
+
+    ``AT`` and ``BT`` are the transposed point sets (features by points), so that each
+    feature's coordinates are gathered contiguously; the squares are added from the first
+    feature to the last, the order of ``scipy.spatial.distance.cdist``, which the readable
+    backend calls. This backend recomputes every selected distance with it;
+    :func:`svmtrust.tcm_nn.paired_distances` is its public form, checked against ``cdist``.
+    """
+    total = np.zeros(len(rows))
+    for a, b in zip(AT, BT):
+        diff = a[rows] - b[cols]
+        diff *= diff
+        total += diff
+    return total
 
 
 class _Geometry:
@@ -167,7 +186,7 @@ class _Approximate:
         """Canonical squared distances of the pairs: read off ``A`` if exact, else recomputed."""
         if self.exact:
             return self.A[rows, cols].astype(np.float64)
-        return _paired_squared(self.QT, rows, self.XT, cols)
+        return paired_squared(self.QT, rows, self.XT, cols)
 
     def candidates(self, limit: np.ndarray) -> tuple:
         """Pairs ``(r, i)`` whose canonical squared distance may lie below ``limit[i]``.
@@ -179,13 +198,17 @@ class _Approximate:
         return _nonzero(self.A <= _at_least(margin, self.A.dtype)[None, :])
 
 
-class FastNeighbours(_NeighbourLists):
-    """:class:`svmtrust.tcm_nn._NeighbourLists` with a fast, exact neighbour selection.
+class FastSelection:
+    """The three distance methods of the readable backend, fast and with the same results.
 
-    Only the three distance methods are replaced: a block's distances are an
-    :class:`_Approximate` (one single-precision product, or an exact integer one); the
-    neighbours and close pairs are selected on it with a margin of twice the error bound, and
-    their distances recomputed canonically, so the p-values are those of the readable backend.
+    A mixin: :class:`svmtrust.tcm_nn._NeighbourLists` keeps the training examples sorted by
+    class (``bounds``, ``k``, ``reach``) and computes everything else; a class with this mixin
+    before it in its bases (``svmtrust.tcm_nn._FastNeighbourLists``) replaces
+    ``_distances``, ``_nearest_by_class`` and ``_close_pairs``, and runs the blocks with the
+    BLAS held to one thread. A block's distances are an :class:`_Approximate` (one
+    single-precision product, or an exact integer one); the neighbours and close pairs are
+    selected on it with a margin of twice the error bound, and their distances recomputed
+    canonically, so the p-values are those of the readable backend.
     """
 
     def __init__(self, X, index, k: int, block: int, n_jobs: int):
@@ -225,10 +248,21 @@ class FastNeighbours(_NeighbourLists):
         return r, i, np.sqrt(D.canonical(r, i))
 
     def _map(self, func, n: int, block: int, n_jobs: int) -> list:
-        """Blocks on threads with the BLAS held to one thread meanwhile.
+        """The readable backend's blocks on threads, with the BLAS held to one thread meanwhile.
 
         The threads already use the cores; a multi-threaded BLAS inside each would
         oversubscribe them (and slows down badly on a busy machine).
         """
-        with threadpool_limits(limits=1, user_api="blas"):
-            return _map_blocks(func, n, block, n_jobs)
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            return super()._map(func, n, block, n_jobs)
+
+
+@cache
+def _blas_controller() -> ThreadpoolController:
+    """The thread pools loaded at the first fast fit, found once.
+
+    ``threadpoolctl.threadpool_limits`` searches the loaded libraries on every call, which
+    takes milliseconds, twice per ``fit`` and ``predict_p``; the matrix products here are
+    NumPy's, whose BLAS is loaded with NumPy, before any fit.
+    """
+    return ThreadpoolController()

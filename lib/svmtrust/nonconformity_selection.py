@@ -547,6 +547,34 @@ class NonconformityModelSelector(_GridEstimator):
     n_iter_, work_ : int
         libsvm iterations of the training, summed, and ``sum n_iter * m``
         (:attr:`ModelGrid.work`).
+
+    Examples
+    --------
+    Two Gaussian classes of 30 points and a grid of K = 4 models; the default validation set
+    holds ``min(60 / 5, 50) = 12`` examples, so the p-values are multiples of 1/12, and 0 is
+    possible (the test point is not counted in its own bag):
+
+    >>> import numpy as np
+    >>> from svmtrust.nonconformity_selection import NonconformityModelSelector
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
+    >>> y = np.repeat(["neg", "pos"], 30)
+    >>> model = NonconformityModelSelector(gammas=(0.1, 1.0), Cs=(1.0, 10.0)).fit(X, y)
+    >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
+    >>> model.predict(new).tolist()
+    ['neg', 'pos', 'neg']
+    >>> model.predict_p(new).round(3)  # under each point's model k_crit; columns: classes_
+    array([[0.417, 0.   ],
+           [0.   , 0.917],
+           [0.167, 0.   ]])
+
+    ``predict_set`` takes a significance level and keeps the labels with ``p >= eps``
+    (Definition 3.1):
+
+    >>> model.predict_set(new, 0.1)
+    array([[ True, False],
+           [False,  True],
+           [ True, False]])
     """
 
     def __init__(self, gammas=GAMMAS, Cs=CS, validation_size=None, seed=0, tie_break="random"):
@@ -582,7 +610,11 @@ class NonconformityModelSelector(_GridEstimator):
         See :func:`nonconformity_p_values`; the models are ``grid_.usable`` (all M unless a
         solve failed).
         """
-        X = self._check_X(X)
+        return self._p_all(self._check_X(X))
+
+    def _p_all(self, X) -> np.ndarray:
+        """:meth:`predict_p_all` of test points already checked (each public method checks
+        ``X`` once: a second check of the converted array would lose a DataFrame's names)."""
         return nonconformity_p_values(self.validation_margins_, self.grid_.decision_values(X))
 
     def epsilon_crit_(self, X):
@@ -594,17 +626,16 @@ class NonconformityModelSelector(_GridEstimator):
             See :func:`critical`; ties are broken by ``tie_break`` with ``seed`` and the point.
             ``y`` is the strange label, a value of ``classes_``.
         """
-        epsilon, k, y = self._critical(X)
+        epsilon, k, y = self._critical(self._check_X(X))
         return epsilon, self.grid_.usable[k], self._decode(y)
 
     def _critical(self, X):
-        """:func:`critical` of the test points: ``k`` among the usable models, ``y`` a sign."""
-        X = self._check_X(X)
-        return critical(self.predict_p_all(X), self.seed, X, self.tie_break)
+        """:func:`critical` of checked test points: ``k`` among the usable models, ``y`` a sign."""
+        return critical(self._p_all(X), self.seed, X, self.tie_break)
 
     def predict(self, X) -> np.ndarray:
         """Algorithm 1, step 4: the label other than ``y_crit``."""
-        return self._decode(-self._critical(X)[2])
+        return self._decode(-self._critical(self._check_X(X))[2])
 
     def bound(self, X, delta=0.05, kind="vc") -> np.ndarray:
         """Proposition 4.2's quantity ``epsilon_crit + Delta`` for each test point.
@@ -621,7 +652,7 @@ class NonconformityModelSelector(_GridEstimator):
     def predict_p(self, X) -> np.ndarray:
         """p-values of the labels ``classes_`` under each point's model ``k_crit``: shape (m, 2)."""
         X = self._check_X(X)
-        P = self.predict_p_all(X)
+        P = self._p_all(X)
         k = critical(P, self.seed, X, self.tie_break)[1]  # position among the usable models
         return P[np.arange(len(P)), k, :]
 

@@ -101,6 +101,34 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         The SVM(s) of the proper training set (:func:`svmtrust.svm_distance.fit_one_vs_rest`).
     calibration_scores_ : ndarray of shape (q,)
         Strangeness (D) of the calibration examples under their own labels.
+
+    Examples
+    --------
+    Two Gaussian classes of 30 points; a third of them (q = 20) calibrate, so the p-values
+    of eq. (S) are multiples of 1/21:
+
+    >>> import numpy as np
+    >>> from svmtrust.split_conformal import SplitConformalSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
+    >>> y = np.repeat(["neg", "pos"], 30)
+    >>> model = SplitConformalSVM(C=1.0, seed=0).fit(X, y)
+    >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
+    >>> model.predict_p(new).round(3)  # columns: model.classes_
+    array([[0.667, 0.095],
+           [0.048, 0.857],
+           [0.476, 0.095]])
+
+    ``predict_set`` takes a *significance level* (crepes takes a confidence): 0.1 gives the
+    90% regions, the labels with ``p > 0.1``:
+
+    >>> model.predict_set(new, 0.1)
+    array([[ True, False],
+           [False,  True],
+           [ True, False]])
+    >>> labels, confidence, credibility = model.predict_confidence(new)
+    >>> labels.tolist(), confidence.round(3).tolist(), credibility.round(3).tolist()
+    (['neg', 'pos', 'neg'], [0.905, 0.952, 0.905], [0.667, 0.857, 0.476])
     """
 
     def __init__(

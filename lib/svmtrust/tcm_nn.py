@@ -44,28 +44,38 @@ to any other ``+inf``). No strangeness is ever NaN.
 
 Backends
 --------
-``algorithm="exact"`` (the default) runs the code of this module, written to be read.
-``algorithm="fast"`` runs the private module :mod:`svmtrust._tcm_nn_fast`, which selects the
-neighbours with single-precision matrix products under a rigorous rounding-error bound and
-recomputes the selected distances in this module's order: the same p-values, bit for bit.
+``algorithm="exact"`` runs the code of this module, written to be read (:class:`_NeighbourLists`,
+distances by ``cdist``). ``algorithm="fast"`` replaces its three distance methods by those of
+the private module :mod:`svmtrust._tcm_nn_fast`, which select the neighbours with
+single-precision matrix products under a rigorous rounding-error bound and recompute the
+selected distances in this module's order: the same p-values, bit for bit. The default,
+``algorithm="auto"``, runs the readable backend on fewer than :data:`AUTO_FAST_FROM` training
+examples and the fast one from there on, so the choice changes the time and nothing else;
+``make bench`` times both backends on either side of the threshold and against brute-force
+1-NN on Satellite. :mod:`svmtrust._tcm_nn_fast` imports nothing from this module.
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import scipy.sparse
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import DataConversionWarning, NotFittedError
+from sklearn.exceptions import NotFittedError
 from sklearn.metrics import accuracy_score
-from sklearn.utils.multiclass import type_of_target
 
 from . import conformal
-from .validation import check_array, check_class_labels, check_integer, check_n_jobs
+from ._tcm_nn_fast import FastSelection, paired_squared
+from .validation import (
+    NOT_FITTED,
+    check_array,
+    check_estimator_X,
+    check_estimator_y,
+    check_integer,
+    check_n_jobs,
+)
 
 __all__ = ["TCMNearestNeighbours", "strangeness", "paired_distances"]
 
@@ -77,7 +87,14 @@ FLOAT_MAX = float(np.finfo(np.float64).max)
 SAFE_EXPONENT = 256
 
 #: The backends of :class:`TCMNearestNeighbours`.
-ALGORITHMS = ("exact", "fast")
+BACKENDS = ("exact", "fast")
+
+#: The values of its ``algorithm`` parameter: a backend, or ``"auto"`` to choose by size.
+ALGORITHMS = ("auto",) + BACKENDS
+
+#: The training-set size from which ``algorithm="auto"`` runs the fast backend (below it the
+#: readable one is as fast or faster: ``tests/benchmarks/test_bench_tcm_nn.py`` times both).
+AUTO_FAST_FROM = 500
 
 
 # --------------------------------------------------------------------------- the score
@@ -125,21 +142,6 @@ def _ordered_sum(values) -> np.ndarray:
     return total
 
 
-def _paired_squared(AT, rows, BT, cols) -> np.ndarray:
-    """Canonical squared distances of the pairs ``(A[rows[p]], B[cols[p]])``.
-
-    ``AT`` and ``BT`` are the transposed point sets (features by points), so that each
-    feature's coordinates are gathered contiguously; the squares are added from the first
-    feature to the last.
-    """
-    total = np.zeros(len(rows))
-    for a, b in zip(AT, BT):
-        diff = a[rows] - b[cols]
-        diff *= diff
-        total += diff
-    return total
-
-
 def paired_distances(A, B) -> np.ndarray:
     """Canonical Euclidean distances ``d(A[i], B[i])`` of paired rows.
 
@@ -155,12 +157,12 @@ def paired_distances(A, B) -> np.ndarray:
     -------
     ndarray of shape (p,)
     """
-    A = _check_X(A, "A")
-    B = _check_X(B, "B")
+    A = check_array(A, "A", ndim=2)
+    B = check_array(B, "B", ndim=2)
     if A.shape != B.shape:
         raise ValueError(f"B: expected shape {A.shape}, got {B.shape}")
     pairs = np.arange(len(A))
-    return np.sqrt(_paired_squared(A.T, pairs, B.T, pairs))
+    return np.sqrt(paired_squared(A.T, pairs, B.T, pairs))
 
 
 # --------------------------------------------------------------------------- the readable backend
@@ -310,57 +312,12 @@ def _map_blocks(func, n: int, block: int, n_jobs: int) -> list:
         return list(pool.map(func, blocks))
 
 
+class _FastNeighbourLists(FastSelection, _NeighbourLists):
+    """The fast backend: :class:`_NeighbourLists` with the distance methods of
+    :class:`svmtrust._tcm_nn_fast.FastSelection`; the same p-values, bit for bit."""
+
+
 # --------------------------------------------------------------------------- input checks
-
-
-def _check_X(X, name: str) -> np.ndarray:
-    """A finite, real, dense 2-D float array with a feature; complex and sparse are refused.
-
-    The messages carry the phrases scikit-learn's estimator checks look for.
-    """
-    if scipy.sparse.issparse(X):
-        raise ValueError(f"{name}: sparse input is not supported; pass a dense array (X.toarray())")
-    try:
-        X = np.asarray(X)
-    except ValueError as err:  # ragged nested lists
-        raise ValueError(f"{name}: expected a numeric array ({err})") from None
-    if X.dtype.kind == "c":
-        raise ValueError(f"{name}: Complex data not supported; pass real coordinates")
-    if X.ndim == 1:
-        raise ValueError(
-            f"{name}: expected a 2-D array, got a 1-D one. Reshape your data "
-            "with X.reshape(-1, 1) (one feature) or X.reshape(1, -1) (one sample)"
-        )
-    if X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == 0:
-        raise ValueError(
-            f"{name}: 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
-        )
-    return check_array(X, name, ndim=2)
-
-
-def _check_y(y, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(classes, index)`` of class labels; a column vector is flattened with a warning."""
-    if y is None:
-        raise ValueError(
-            "y: TCMNearestNeighbours requires y to be passed, but the target y is None"
-        )
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn(
-            "A column-vector y was passed when a 1d array was expected; it is "
-            "flattened (y.ravel())",
-            DataConversionWarning,
-            stacklevel=3,
-        )
-        y = y.ravel()
-    if n == 1:
-        raise ValueError(
-            "y: one sample (n_samples = 1); TCM-NN needs two classes of at least two examples each"
-        )
-    classes, index = check_class_labels(y, "y", n=n)
-    if type_of_target(y) in ("continuous", "continuous-multioutput"):
-        raise ValueError("y: Unknown label type: continuous values; TCM-NN needs class labels")
-    return classes, index
 
 
 def _power_of_two_scale(X: np.ndarray) -> float:
@@ -398,7 +355,9 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
 
     Strangeness eq. (2) with Euclidean distances, p-values eq. (3), every strangeness value
     computed in the bag augmented by the new example under each candidate label, exactly, at
-    the cost of a nearest-neighbour search (see the module notes).
+    the cost of a nearest-neighbour search (see the module notes). ``predict``,
+    ``predict_set`` and ``predict_confidence`` come from
+    :class:`svmtrust.conformal.ConformalClassifierMixin`, built on :meth:`predict_p`.
 
     Parameters
     ----------
@@ -412,28 +371,60 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
     n_jobs : int or None, default None
         Threads that process blocks in parallel: ``None`` or 1 for one, -1 for every core.
         The results do not depend on it.
-    algorithm : {"exact", "fast"}, default "exact"
-        The backend: :class:`_NeighbourLists` (this module, written to be read) or the private
-        :mod:`svmtrust._tcm_nn_fast` (single-precision selection); the same p-values.
+    algorithm : {"auto", "exact", "fast"}, default "auto"
+        The backend: :class:`_NeighbourLists` (``"exact"``, this module, written to be read),
+        the private :mod:`svmtrust._tcm_nn_fast` (``"fast"``, single-precision selection), or
+        ``"auto"``: the fast one from :data:`AUTO_FAST_FROM` training examples on. The
+        p-values are the same, bit for bit.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
         The labels, sorted; the columns of :meth:`predict_p` follow this order.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        The column names of a pandas ``DataFrame`` passed to :meth:`fit` (only then); later
+        calls warn on data without names and refuse other names, as in scikit-learn.
+    algorithm_ : {"exact", "fast"}
+        The backend that ran.
     strangeness_ : ndarray of shape (n_train,)
         Eq. (2) of each training example in the training bag alone.
 
     Examples
     --------
+    Two Gaussian classes of 20 points each; the p-values of a test object are multiples of
+    1/41 (eq. (3), the object counted in its own bag):
+
     >>> import numpy as np
-    >>> X = np.array([[0.0], [0.1], [0.2], [1.0], [1.1], [1.2]])
-    >>> model = TCMNearestNeighbours(k=1).fit(X, ["a", "a", "a", "b", "b", "b"])
-    >>> model.predict([[0.05], [1.15]]).tolist()
-    ['a', 'b']
+    >>> from svmtrust.tcm_nn import TCMNearestNeighbours
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (20, 2)), rng.normal(3, 1, (20, 2))])
+    >>> y = np.repeat(["a", "b"], 20)
+    >>> model = TCMNearestNeighbours(k=1).fit(X, y)
+    >>> model.algorithm_  # "auto" on 40 examples: the readable backend
+    'exact'
+    >>> new = [[0.0, 0.0], [3.0, 3.0], [1.5, 1.5], [10.0, -10.0]]
+    >>> model.predict_p(new).round(3)  # columns: model.classes_
+    array([[0.683, 0.024],
+           [0.024, 0.488],
+           [0.073, 0.024],
+           [0.024, 0.024]])
+
+    ``predict_set`` takes a *significance level*: 0.05 gives the 95% regions, the labels whose
+    p-value exceeds 0.05. The last object, far from both classes, gets an empty region, and
+    its low credibility (the largest p-value) flags it:
+
+    >>> model.predict_set(new, 0.05)
+    array([[ True, False],
+           [False,  True],
+           [ True, False],
+           [False, False]])
+    >>> labels, confidence, credibility = model.predict_confidence(new)
+    >>> labels.tolist(), credibility.round(3).tolist()
+    (['a', 'b', 'a', 'a'], [0.683, 0.488, 0.073, 0.024])
     """
 
-    def __init__(self, k=1, block_size=256, n_jobs=None, algorithm="exact"):
+    def __init__(self, k=1, block_size=256, n_jobs=None, algorithm="auto"):
         self.k = k
         self.block_size = block_size
         self.n_jobs = n_jobs
@@ -452,12 +443,13 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         -------
         self
         """
+        self._backend = None  # a failed fit leaves the estimator unfitted
         k = check_integer(self.k, "k")
         block = check_integer(self.block_size, "block_size")
         n_jobs = _threads(self.n_jobs)
         algorithm = _check_algorithm(self.algorithm)
-        X = _check_X(X, "X")
-        classes, index = _check_y(y, X.shape[0])
+        X = check_estimator_X(self, X, reset=True)
+        classes, index = check_estimator_y(y, X.shape[0])
         counts = np.bincount(index)
         if counts.min() < k + 1:
             raise ValueError(
@@ -467,12 +459,11 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         self._scale = _power_of_two_scale(X)
         X = X * self._scale
         _check_finite_distances(X, "X")
-        if algorithm == "fast":
-            from ._tcm_nn_fast import FastNeighbours as backend
-        else:
-            backend = _NeighbourLists
+        if algorithm == "auto":
+            algorithm = "fast" if X.shape[0] >= AUTO_FAST_FROM else "exact"
+        backend = _FastNeighbourLists if algorithm == "fast" else _NeighbourLists
         self._backend = backend(X, index, k, block, n_jobs)
-        self.classes_, self.n_features_in_ = classes, X.shape[1]
+        self.classes_, self.algorithm_ = classes, algorithm
         self.strangeness_ = self._backend.strangeness
         return self
 
@@ -485,23 +476,16 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         Parameters
         ----------
         X : array_like of shape (m, d)
+            With the columns of :meth:`fit`'s ``X`` (their names too, if it had names).
 
         Returns
         -------
         ndarray of shape (m, n_classes)
             Column ``j`` holds the p-values of the label ``classes_[j]``.
         """
-        if not hasattr(self, "_backend"):
-            raise NotFittedError(
-                f"X: this {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
-            )
-        X = _check_X(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X: X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
-        X = X * self._scale
+        if getattr(self, "_backend", None) is None:
+            raise NotFittedError(NOT_FITTED % {"name": type(self).__name__})
+        X = check_estimator_X(self, X, reset=False) * self._scale
         _check_finite_distances(X, "X")
         block = check_integer(self.block_size, "block_size")
         return self._backend.p_values(X, block, _threads(self.n_jobs))

@@ -74,7 +74,7 @@ CASES = [
         lambda: TCMNearestNeighbours().fit(X, np.linspace(0, 1, 12)),
         "y",
     ),
-    (f"{EST}.fit", "one sample", lambda: TCMNearestNeighbours().fit(X[:1], Y[:1]), "y"),
+    (f"{EST}.fit", "one sample", lambda: TCMNearestNeighbours().fit(X[:1], Y[:1]), "X"),
     # test objects
     (f"{EST}.predict_p", "unfitted", lambda: TCMNearestNeighbours().predict_p(X), "X"),
     (f"{EST}.predict", "unfitted", lambda: TCMNearestNeighbours().predict(X), "X"),
@@ -96,6 +96,16 @@ CASES = [
     ),
     (f"{EST}.predict_p", "wrong width", lambda: _fitted().predict_p(X[:2, :2]), "X"),
     (f"{EST}.predict_p", "X 1-D", lambda: _fitted().predict_p(X[0]), "X"),
+    (
+        f"{EST}.predict_p",
+        "columns named otherwise than in fit",
+        lambda: (
+            TCMNearestNeighbours()
+            .fit(pd.DataFrame(X, columns=["a", "b", "c"]), Y)
+            .predict_p(pd.DataFrame(X[:2], columns=["a", "b", "d"]))
+        ),
+        "X",
+    ),
     (
         f"{EST}.predict_p",
         "squared distances overflow",
