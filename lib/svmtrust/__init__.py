@@ -15,8 +15,8 @@ One module per idea:
 - :mod:`~svmtrust.rank_sum`: the exact rank-sum p-value of several test examples (and its Monte
   Carlo check), with ties merged within the solvers' accuracy.
 - :mod:`~svmtrust.tcm_nn`: Proedrou et al. 2002, the transductive confidence machine with
-  nearest neighbours; the private module ``svmtrust._tcm_nn_fast`` is its optional fast backend
-  (``algorithm="fast"``).
+  nearest neighbours; the private module ``svmtrust._tcm_nn_fast`` is its fast backend, which
+  ``algorithm="auto"`` (the default) runs on larger training sets, with the same p-values.
 - :mod:`~svmtrust.svm_distance`: the SVM's distance to its hyperplane as strangeness, and the
   full transductive machine on it (the proposal of Proedrou et al. 2002).
 - :mod:`~svmtrust.split_conformal`: split (inductive) conformal prediction around the same SVM
