@@ -128,3 +128,20 @@ def test_check_n_jobs_counts_workers_as_joblib_does(n_jobs, expected):
 def test_check_n_jobs_rejects_what_joblib_would_misread(n_jobs):
     with pytest.raises(ValueError, match="^n_jobs: must be None, a positive integer or -1"):
         validation.check_n_jobs(n_jobs)
+
+
+def test_clopper_pearson_matches_the_beta_quantiles():
+    """The exact interval from scipy's binomtest equals its closed form in beta quantiles,
+    including the ends 0 and n (where one side is 0 or 1)."""
+    from scipy.stats import beta
+    from svmtrust.experiments.transduction import clopper_pearson
+
+    errors, trials = np.array([0, 1, 7, 20, 20]), np.array([20, 20, 20, 20, 400])
+    low, high = clopper_pearson(errors, trials)
+    safe = np.maximum(errors, 1)
+    expected_low = np.where(errors > 0, beta.ppf(0.025, safe, trials - errors + 1), 0.0)
+    expected_high = np.where(
+        errors < trials, beta.ppf(0.975, errors + 1, np.maximum(trials - errors, 1)), 1.0
+    )
+    np.testing.assert_allclose(low, expected_low, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(high, expected_high, rtol=1e-9, atol=1e-12)

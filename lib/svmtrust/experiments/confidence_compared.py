@@ -336,10 +336,8 @@ def validity(rows: pd.DataFrame) -> pd.DataFrame:
 def band(trials: int, eps: float) -> tuple[int, int]:
     """Two-sided :data:`BAND_LEVEL` band of a Binomial(``trials``, ``eps``) error count."""
     trials, eps = check_integer(trials, "trials"), check_significance(eps, "eps")
-    return (
-        int(binom.ppf(BAND_LEVEL / 2, trials, eps)),
-        int(binom.ppf(1 - BAND_LEVEL / 2, trials, eps)),
-    )
+    low, high = binom.interval(1 - BAND_LEVEL, trials, eps)
+    return int(low), int(high)
 
 
 def efficiency(rows: pd.DataFrame, stage: str = "trial", significance: float = 0.1) -> pd.DataFrame:

@@ -26,7 +26,7 @@ import functools
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta, binom
+from scipy.stats import binom, binomtest
 from threadpoolctl import ThreadpoolController
 
 from .. import conformal, datasets
@@ -451,7 +451,8 @@ def _counts(values, name: str) -> np.ndarray:
 
 
 def clopper_pearson(errors, trials, level: float = 0.95):
-    """Exact (Clopper-Pearson) binomial confidence interval of an error rate.
+    """Exact (Clopper-Pearson) binomial confidence interval of an error rate, element by element
+    (``scipy.stats.binomtest(...).proportion_ci(method="exact")``).
 
     Parameters
     ----------
@@ -477,9 +478,13 @@ def clopper_pearson(errors, trials, level: float = 0.95):
         raise ValueError("trials: every count of trials must be at least 1")
     if not np.all((errors >= 0) & (errors <= trials)):
         raise ValueError("errors: every count of errors must lie in [0, trials]")
-    tail = (1.0 - level) / 2.0
-    low = np.where(errors > 0, beta.ppf(tail, errors, trials - errors + 1), 0.0)
-    high = np.where(errors < trials, beta.ppf(1 - tail, errors + 1, trials - errors), 1.0)
+    errors, trials = np.broadcast_arrays(errors, trials)
+    intervals = [
+        binomtest(int(k), int(m)).proportion_ci(level, method="exact")
+        for k, m in zip(errors.ravel(), trials.ravel(), strict=True)
+    ]
+    low = np.array([ci.low for ci in intervals]).reshape(errors.shape)
+    high = np.array([ci.high for ci in intervals]).reshape(errors.shape)
     return low, high
 
 
@@ -602,9 +607,8 @@ def calibration(runs: pd.DataFrame, levels, band: float = 0.99) -> pd.DataFrame:
                 }
             )
     table = pd.DataFrame(rows)
-    tail = (1.0 - band) / 2.0
-    table["band_low"] = binom.ppf(tail, table["runs"], table["eps"]) / table["runs"]
-    table["band_high"] = binom.ppf(1 - tail, table["runs"], table["eps"]) / table["runs"]
+    low, high = binom.interval(band, table["runs"], table["eps"])
+    table["band_low"], table["band_high"] = low / table["runs"], high / table["runs"]
     return table
 
 
