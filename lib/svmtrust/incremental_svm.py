@@ -72,7 +72,13 @@ from .optimal_face import EXACT_TOL, FACE_TOL, equality_multiplier
 from .svm import SOLVERS, SVMSolution, canonical_solution, fit_svm
 from .validation import check_array, check_choice, check_kernel_matrix, check_solution
 
-__all__ = ["Addition", "IncrementalSVM", "ROUTES"]
+__all__ = ["Addition", "Additions", "IncrementalSVM", "METHODS", "ROUTES"]
+
+#: How the conformal machines (:class:`svmtrust.transduction.TransductiveSVM`,
+#: :class:`svmtrust.svm_distance.DistanceTCM`) get the SVM of a training set plus one test
+#: example: ``"incremental"`` adds the example to the training SVM (:class:`IncrementalSVM`),
+#: ``"retrain"`` solves the augmented dual from scratch; both give the same canonical optimum.
+METHODS = ("incremental", "retrain")
 
 #: How an addition was computed (:attr:`Addition.route`): the new example outside the margin
 #: (nothing moves), the path with a face of one point, the path followed by the canonical step
@@ -195,6 +201,41 @@ class IncrementalSVM:
         if label not in (-1, 1):
             raise ValueError(f"label: must be -1 or +1, got {label!r}")
         return _Addition(self, column, diagonal, float(label)).run()
+
+
+class Additions:
+    """One new example added to several SVMs of the same training set, each label once.
+
+    A multi-class machine with ``c`` classes asks, for one test example, for ``c^2`` augmented
+    SVMs (``c`` candidate labels, ``c`` one-against-the-rest problems), but problem ``j`` sees
+    only whether the candidate is class ``j`` or not: ``2c`` distinct additions. They are
+    computed when first asked for and kept.
+
+    Parameters
+    ----------
+    machines : sequence of IncrementalSVM
+        The SVMs of one training set (one per problem).
+    column : array_like of shape (n,)
+        ``k(x_i, x_c)`` for the training examples.
+    diagonal : float
+        ``k(x_c, x_c)``.
+    """
+
+    def __init__(self, machines, column, diagonal):
+        machines = list(machines)
+        if not machines or not all(isinstance(m, IncrementalSVM) for m in machines):
+            raise ValueError("machines: expected a non-empty list of IncrementalSVM")
+        self.machines = machines
+        self.column = check_array(column, "column", ndim=1)
+        self.diagonal = float(check_array([diagonal], "diagonal", ndim=1)[0])
+        self._done: dict = {}
+
+    def get(self, problem: int, label) -> Addition:
+        """The SVM of problem ``problem`` with the new example labelled ``label`` (-1 or +1)."""
+        key = (int(problem), float(label))
+        if key not in self._done:
+            self._done[key] = self.machines[key[0]].add(self.column, self.diagonal, key[1])
+        return self._done[key]
 
 
 def _scale(alpha, row_sums) -> float:
