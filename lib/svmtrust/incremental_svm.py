@@ -70,7 +70,14 @@ import scipy.linalg
 
 from .optimal_face import EXACT_TOL, FACE_TOL, equality_multiplier
 from .svm import SOLVERS, SVMSolution, canonical_solution, fit_svm
-from .validation import check_array, check_choice, check_kernel_matrix, check_solution
+from .validation import (
+    check_array,
+    check_choice,
+    check_integer,
+    check_kernel_matrix,
+    check_numeric,
+    check_solution,
+)
 
 __all__ = ["Addition", "Additions", "IncrementalSVM", "METHODS", "ROUTES"]
 
@@ -197,10 +204,11 @@ class IncrementalSVM:
         column = check_array(column, "column", ndim=1)
         if column.size != self.n:
             raise ValueError(f"column: expected {self.n} kernel values, got {column.size}")
-        diagonal = float(check_array([diagonal], "diagonal", ndim=1)[0])
-        if label not in (-1, 1):
-            raise ValueError(f"label: must be -1 or +1, got {label!r}")
-        return _Addition(self, column, diagonal, float(label)).run()
+        return self._add(column, _check_diagonal(diagonal), _check_label(label))
+
+    def _add(self, column, diagonal: float, label: float) -> Addition:
+        """:meth:`add` on checked input."""
+        return _Addition(self, column, diagonal, label).run()
 
 
 class Additions:
@@ -225,17 +233,45 @@ class Additions:
         machines = list(machines)
         if not machines or not all(isinstance(m, IncrementalSVM) for m in machines):
             raise ValueError("machines: expected a non-empty list of IncrementalSVM")
+        if len({m.n for m in machines}) > 1:
+            raise ValueError("machines: must share one training set (the same n)")
         self.machines = machines
         self.column = check_array(column, "column", ndim=1)
-        self.diagonal = float(check_array([diagonal], "diagonal", ndim=1)[0])
+        if self.column.size != machines[0].n:
+            raise ValueError(f"column: expected {machines[0].n} kernel values")
+        self.diagonal = _check_diagonal(diagonal)
         self._done: dict = {}
 
     def get(self, problem: int, label) -> Addition:
-        """The SVM of problem ``problem`` with the new example labelled ``label`` (-1 or +1)."""
-        key = (int(problem), float(label))
+        """The SVM of problem ``problem`` with the new example labelled ``label`` (-1 or +1).
+
+        Raises
+        ------
+        ValueError
+            On a problem index outside ``range(len(machines))`` or a label other than -1, +1.
+        """
+        problem = check_integer(problem, "problem", low=0, high=len(self.machines) - 1)
+        key = (problem, _check_label(label))
         if key not in self._done:
-            self._done[key] = self.machines[key[0]].add(self.column, self.diagonal, key[1])
+            self._done[key] = self.machines[problem]._add(self.column, self.diagonal, key[1])
         return self._done[key]
+
+
+def _check_diagonal(diagonal) -> float:
+    """``k(x_c, x_c)`` as a finite non-negative float (a ``ValueError`` naming ``diagonal``)."""
+    value = check_numeric(diagonal, "diagonal")
+    if value.size != 1 or not np.isfinite(value).all() or value.flat[0] < 0:
+        raise ValueError(f"diagonal: expected one non-negative kernel value, got {diagonal!r}")
+    return float(value.flat[0])
+
+
+def _check_label(label) -> float:
+    """``label`` as -1.0 or +1.0 (a ``ValueError`` naming ``label``)."""
+    if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, float, np.number)):
+        raise ValueError(f"label: must be -1 or +1, got {label!r}")
+    if label not in (-1, 1):
+        raise ValueError(f"label: must be -1 or +1, got {label!r}")
+    return float(label)
 
 
 def _scale(alpha, row_sums) -> float:

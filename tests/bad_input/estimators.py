@@ -112,6 +112,8 @@ def _tsvm_cases():
         ("max_joint", 0),
         ("reuse_outside_margin", "yes"),
         ("mondrian", 1),
+        ("method", "exact"),
+        ("method", None),
     ]
     cases += [
         (

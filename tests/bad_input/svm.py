@@ -1,7 +1,14 @@
 """Bad input to the public functions of svmtrust.svm."""
 
 import numpy as np
-from svmtrust.svm import categorise, dual_objective, duplicate_groups, fit_svm, kkt_bias
+from svmtrust.svm import (
+    canonical_solution,
+    categorise,
+    dual_objective,
+    duplicate_groups,
+    fit_svm,
+    kkt_bias,
+)
 
 from ._data import NOT_PSD, SOL, K, X, Y, inf, nan
 
@@ -11,6 +18,16 @@ A = SOL.alpha
 E = np.array([], dtype=int)
 
 CASES = [
+    (M + "canonical_solution", "NaN in K", lambda: canonical_solution(nan(K), Y, 1.0, A), "K"),
+    (M + "canonical_solution", "y 0/1", lambda: canonical_solution(K, Y > 0, 1.0, A), "y"),
+    (M + "canonical_solution", "C zero", lambda: canonical_solution(K, Y, 0.0, A), "C"),
+    (
+        M + "canonical_solution",
+        "alpha short",
+        lambda: canonical_solution(K, Y, 1.0, A[:-1]),
+        "alpha",
+    ),
+    (M + "canonical_solution", "alpha above C", lambda: canonical_solution(K, Y, 1e-3, A), "alpha"),
     (F, "NaN in K", lambda: fit_svm(nan(K), Y), "K"),
     (F, "inf in K", lambda: fit_svm(inf(K), Y), "K"),
     (F, "NaN in y", lambda: fit_svm(K, nan(Y)), "y"),
