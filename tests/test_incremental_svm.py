@@ -165,7 +165,7 @@ def test_duplicated_rows(C):
             added, retrained = _compare(K, y, C, label)
             _assert_same(added, retrained, K)
             routes[added.route] += 1
-    assert sum(routes.values()) == 8
+    assert routes["path"] >= 4  # the copies on the margin share one index of the path
 
 
 def test_additions_are_computed_once_per_problem_and_label():

@@ -35,7 +35,10 @@ first of these events:
 4. ``g_i`` of an example of ``R`` (falling) or ``E`` (rising) reaches 0: it joins ``S``.
 
 ``B_S^{-1}`` is updated by a bordered (rank-one) formula at each event, in ``O(|S|^2)``; the
-rates ``gamma`` cost one product of ``|S|`` kernel rows with a vector, ``O(n |S|)``. When
+rates ``gamma`` cost one product of ``|S|`` kernel rows with a vector, ``O(n |S|)``. Copies of
+one example (same label, same point) have equal columns, so two of them in ``S`` would make
+``B_S`` singular: a group of copies enters ``S`` as one index whose variable is the group's
+total, shared equally by the copies (the split of smallest norm, the canonical one). When
 ``S`` is empty, (B) only allows ``dalpha_c = 0``: the bias alone moves, towards ``y_c``, until
 the first ``g_i`` of ``R`` or ``E`` (or ``g_c`` itself) reaches 0; that example joins ``S``,
 and ``[[0, y_i], [y_i, Q_ii]]`` is invertible. With ``C = inf`` (hard margin) ``E`` stays empty
@@ -52,12 +55,13 @@ y_M^T d = 0}``. That set is ``{0}`` exactly when the bordered matrix of ``M`` is
 (a ``d`` in it gives ``B_M [0; d] = 0``; conversely ``B_M [e; d] = 0`` gives ``d^T Q_MM d = 0``,
 so ``Q_MM d = 0``, so ``e = 0``). The margin set ``S`` is part of ``M`` and its matrix is
 invertible by construction; for the indices of ``M`` at a bound the Schur complement of
-``B_S`` decides. When it is positive definite, the face is one point and the optimum reached is
-the canonical optimum. When it is not (copies of one example on the margin, a test object equal
-to a training example, ``w = 0``), the canonical step of :func:`svmtrust.svm.canonical_solution`
-runs from the optimum reached. When a step of the path meets a singular system or rounding
-breaks (K), the augmented SVM is retrained with :func:`svmtrust.svm.fit_svm`; every addition
-says which way it went (:attr:`Addition.route`).
+``B_S`` decides. When it is positive definite, the face is one point (up to the splits among
+copies, which are equal) and the optimum reached is the canonical optimum. When it is not (a
+test object equal to a margin example, say), the canonical step of
+:func:`svmtrust.svm.canonical_solution` runs from the optimum reached. When the start is not
+exact or its margin set is singular beyond copies (``w = 0``), when a step of the path meets a
+singular system, or when rounding breaks (K), the augmented SVM is retrained with
+:func:`svmtrust.svm.fit_svm`; every addition says which way it went (:attr:`Addition.route`).
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .optimal_face import EXACT_TOL, FACE_TOL, equality_multiplier
+from .optimal_face import EXACT_TOL, FACE_TOL, IDENTICAL_TOL, equality_multiplier
 from .svm import SOLVERS, SVMSolution, canonical_solution, fit_svm
 from .validation import (
     check_array,
@@ -161,17 +165,43 @@ class IncrementalSVM:
         self.status[solution.bounded] = 2
         margin = y * self.decision - 1.0
         self.tol = FACE_TOL * _scale(alpha, self.row_sums)
-        self.unit = max(float(np.mean(np.diag(self.K))), np.finfo(float).tiny)
-        self.free = solution.free.copy()
+        self.diagonal = np.diag(self.K).copy()
+        self.unit = max(float(np.mean(self.diagonal)), np.finfo(float).tiny)
+        self.copy_tol = IDENTICAL_TOL * max(float(np.max(self.diagonal)), np.finfo(float).tiny)
+        self.free, self.groups = self._copy_groups(solution.free)
+        self.mult = np.array([len(self.groups.get(int(i), (i,))) for i in self.free], float)
         self.inverse = _bordered_inverse(self.K, y, self.free, self.unit)
         self.exact = bool(
             solution.exact
             and self.inverse is not None
             and _meets_kkt(margin, self.status, self.tol)
         )
-        margin[self.free] = 0.0
+        margin[solution.free] = 0.0
         self.margin = margin
         self.rows = self.K[self.free]
+
+    def _copy_groups(self, index):
+        """The first example of each group of copies in ``index`` (same label, feature-space
+        distance within :data:`svmtrust.optimal_face.IDENTICAL_TOL`), and the groups of more
+        than one, ``{first: members}``."""
+        if index.size == 0:
+            return index, {}
+        d = self.diagonal[index]
+        y = self.solution.y[index]
+        same = (d[:, None] + d[None, :] - 2.0 * self.K[np.ix_(index, index)] <= self.copy_tol) & (
+            y[:, None] == y[None, :]
+        )
+        first = np.argmax(same, axis=1)
+        heads = np.flatnonzero(first == np.arange(index.size))
+        groups = {int(index[h]): index[first == h] for h in heads if np.sum(first == h) > 1}
+        return index[heads], groups
+
+    def copies_of(self, i: int, status) -> np.ndarray:
+        """Example ``i`` and its copies off the margin set (``status != 1``), by the test of
+        :meth:`_copy_groups`."""
+        d = self.diagonal + self.diagonal[i] - 2.0 * self.K[i]
+        y = self.solution.y
+        return np.flatnonzero((d <= self.copy_tol) & (y == y[i]) & (status != 1))
 
     @property
     def n(self) -> int:
@@ -322,7 +352,14 @@ def _bordered_inverse(K, y, free, unit):
 class _MarginSet:
     """The margin set ``S`` along a path: its indices, their kernel rows (``|S| x n``), their
     labels and ``B_S^{-1}``, kept in buffers that grow by doubling; a leaving index is replaced
-    by the last one, so that no event copies the set."""
+    by the last one, so that no event copies the set.
+
+    Copies of one example (:meth:`IncrementalSVM._copy_groups`) make ``B_S`` singular; a group
+    of copies enters ``S`` as one index, its first, whose variable in system (B) is the group's
+    total multiplier (the copies have equal columns), and the copies share it equally, which is
+    the split of smallest norm. ``mult`` holds each index's group size and ``groups`` the
+    members of groups of more than one.
+    """
 
     def __init__(self, base: IncrementalSVM):
         m, n = base.free.size, base.n
@@ -330,12 +367,17 @@ class _MarginSet:
         self.K, self.m = base.K, m
         self.index = np.empty(cap, dtype=int)
         self.index[:m] = base.free
+        self.mult = np.empty(cap)
+        self.mult[:m] = base.mult
+        self.groups = dict(base.groups)
         self.labels = np.empty(cap)
         self.labels[:m] = base.solution.y[base.free]
         self.rows = np.empty((cap, n))
         self.rows[:m] = base.rows
         self.inverse = np.empty((cap + 1, cap + 1))
         self.inverse[: m + 1, : m + 1] = base.inverse if m else 0.0
+        self.position = np.full(n, -1)  # position of each example in S, -1 off S
+        self.position[base.free] = np.arange(m)
 
     def __len__(self) -> int:
         return self.m
@@ -346,15 +388,17 @@ class _MarginSet:
         if self.m < cap:
             return
         self.index = np.r_[self.index, np.empty(cap, dtype=int)]
+        self.mult = np.r_[self.mult, np.empty(cap)]
         self.labels = np.r_[self.labels, np.empty(cap)]
         self.rows = np.vstack([self.rows, np.empty_like(self.rows)])
         inverse = np.empty((2 * cap + 1, 2 * cap + 1))
         inverse[: cap + 1, : cap + 1] = self.inverse[: cap + 1, : cap + 1]
         self.inverse = inverse
 
-    def grow(self, i: int, label: float, floor: float) -> bool:
-        """Add example ``i`` by bordering ``B_S^{-1}``; ``False`` (and no change) when the Schur
-        complement of ``Q_ii`` is at most ``floor`` (the margin set would be singular)."""
+    def grow(self, i: int, label: float, floor: float, members) -> bool:
+        """Add example ``i`` (and its copies ``members``, ``i`` among them) by bordering
+        ``B_S^{-1}``; ``False`` (and no change) when the Schur complement of ``Q_ii`` is at most
+        ``floor`` (the margin set would be singular)."""
         m, K_ii = self.m, self.K[i, i]
         if m == 0:  # [[0, y_i], [y_i, Q_ii]]^{-1}
             block = np.array([[-K_ii, label], [label, 0.0]])
@@ -375,7 +419,10 @@ class _MarginSet:
             R += np.outer(w, w) / schur
             self.inverse[m + 1, : m + 1] = self.inverse[: m + 1, m + 1] = w / schur
             self.inverse[m + 1, m + 1] = 1.0 / schur
-        self.index[m], self.labels[m] = i, label
+        self.index[m], self.labels[m], self.position[i] = i, label, m
+        self.mult[m] = len(members)
+        if len(members) > 1:
+            self.groups[i] = members
         self.rows[m] = self.K[i]
         self.m = m + 1
         return True
@@ -385,6 +432,7 @@ class _MarginSet:
         is ``R - R_{:q} R_{q:} / R_qq`` on the others; the last position moves into ``p``."""
         m, q = self.m, p + 1
         R = self.inverse[: m + 1, : m + 1]
+        self.position[self.index[p]] = -1
         if m == 1:
             self.m = 0
             return
@@ -395,7 +443,9 @@ class _MarginSet:
             R[:, q] = R[:, last]
             R[q, q] = R[last, last]
             self.index[p], self.labels[p] = self.index[m - 1], self.labels[m - 1]
+            self.mult[p] = self.mult[m - 1]
             self.rows[p] = self.rows[m - 1]
+            self.position[self.index[p]] = p
         self.m = m - 1
 
 
@@ -478,8 +528,11 @@ class _Addition:
         S = _MarginSet(base)
         qc = yc * y * k
         floor = SCHUR_TOL * base.unit
-        events, c_status = 0, 0
-        while gc < -self.tol:
+        events = 0
+        while True:
+            if gc >= -self.tol:  # on the margin (a training event took it there, to rounding)
+                c_status = 1 if ac > 0 else 0
+                break
             events += 1
             if events > 10 * (n + 1):
                 return self._retrain()
@@ -490,26 +543,27 @@ class _Addition:
                 u[0] = yc
                 u[1:] = qc[index]
                 beta = -(S.inverse[: m + 1, : m + 1] @ u)
-                beta_b, beta_S = beta[0], beta[1:]
+                beta_b, beta_S = beta[0], beta[1:]  # rates of the groups' totals
                 coef_S = S.labels[:m] * beta_S
+                rate_S = beta_S / S.mult[:m]  # rates of each copy's multiplier
                 rate_f = coef_S @ S.rows[:m]
                 rate_f += beta_b
                 rate_f += yc * k
                 gamma_c = yc * (yc * self.kcc + k[index] @ coef_S + beta_b)
                 rate_c = 1.0
             else:  # the bias alone moves, towards y_c
-                beta_b, beta_S = yc, np.zeros(0)
+                beta_b, rate_S = yc, np.zeros(0)
                 rate_f = np.full(n, yc)
                 gamma_c, rate_c = 1.0, 0.0
             gamma = y * rate_f
-            with np.errstate(divide="ignore", invalid="ignore"):
-                room = np.where(side * gamma < 0, margin / -gamma, np.inf)
-                if m:
-                    a_S = alpha[index]
-                    room[index] = np.where(
-                        beta_S < 0, a_S / -beta_S, (C - a_S) / beta_S if finite else np.inf
-                    )
-                    room[index[beta_S == 0]] = np.inf
+            fall = -gamma
+            room = np.divide(margin, fall, out=np.full(n, np.inf), where=side * fall > 0)
+            if m:
+                a_S = alpha[index]
+                room_S = np.divide(a_S, -rate_S, out=np.full(m, np.inf), where=rate_S < 0)
+                if finite:
+                    np.divide(C - a_S, rate_S, out=room_S, where=rate_S > 0)
+                room[index] = room_S
             np.maximum(room, 0.0, out=room)
             first = int(np.argmin(room))
             t_train = float(room[first])
@@ -518,7 +572,7 @@ class _Addition:
             t = min(t_train, t_margin, t_bound)
             if not np.isfinite(t):
                 return self._retrain()  # no event: with C = inf, the data are not separable
-            alpha[index] += t * beta_S
+            alpha[index] += t * rate_S
             ac += t * rate_c
             b += t * beta_b
             decision += t * rate_f
@@ -532,16 +586,19 @@ class _Addition:
                 ac, c_status = C, 2
                 break
             if status[first] == 1:  # event 3: leaves the margin set
-                p = int(np.flatnonzero(index == first)[0])
-                up = beta_S[p] > 0
-                alpha[first] = C if up else 0.0
-                status[first], side[first] = (2, -1.0) if up else (0, 1.0)
+                p = S.position[first]
+                up = rate_S[p] > 0
+                members = S.groups.pop(first, first)
+                alpha[members] = C if up else 0.0
+                status[members], side[members] = (2, -1.0) if up else (0, 1.0)
                 S.remove(p)
-            else:  # event 4: joins the margin set
-                margin[first] = 0.0
-                if not S.grow(first, y[first], floor):
+            else:  # event 4: joins the margin set, with its copies
+                members = base.copies_of(first, status)
+                margin[members] = 0.0
+                if not S.grow(first, y[first], floor, members):
                     return self._retrain()
-                status[first], side[first] = 1, 0.0
+                alpha[members] = np.mean(alpha[members])
+                status[members], side[members] = 1, 0.0
         return self._finish(events, alpha, ac, b, status, c_status, decision, S)
 
     # -- the end -----------------------------------------------------------------------
@@ -555,15 +612,19 @@ class _Addition:
         alpha[status == 0] = 0.0
         if np.isfinite(self.C):
             alpha[status == 2] = self.C
+        m = len(S)
+        heads, mult = S.index[:m], S.mult[:m]
+        for head, members in S.groups.items():  # copies share their group's multiplier
+            alpha[members] = alpha[head]
         polished = self._polish(alpha, b, status, S)
         if polished is None:
             return self._retrain()
         # the training decision values follow the polish's (rounding-sized) change of the
-        # margin set's multipliers (all among S's rows, or the new example's) and of b
+        # margin set's totals (on S's rows, or the new example's column) and of b
         new_alpha, new_b = polished
         change = (new_alpha - alpha) * y
-        m = len(S)
-        decision = decision + change[S.index[:m]] @ S.rows[:m] + change[n] * self.k + (new_b - b)
+        decision = decision + (change[heads] * mult) @ S.rows[:m] + change[n] * self.k
+        decision += new_b - b
         alpha, b = new_alpha, new_b
         decision = np.r_[decision, self.k @ (alpha[:n] * self.y) + self.kcc * alpha[n] * y_c + b]
         margin = y * decision - 1.0
@@ -571,7 +632,8 @@ class _Addition:
         if not _meets_kkt(margin, status, tol):
             return self._retrain()
         free = np.flatnonzero(status == 1)
-        if not self._single_point(free, status, margin, y, tol):
+        heads = np.r_[S.index[:m][status[S.index[:m]] == 1], [n] if status[n] == 1 else []]
+        if not self._single_point(heads.astype(int), status, margin, y, tol):
             return self._canonical(alpha, events)
         near = np.flatnonzero(
             (status != 1) & (np.abs(margin) <= EXACT_TOL * _scale(alpha, self.row_sums))
@@ -604,42 +666,49 @@ class _Addition:
         """Solve system (B) of the final margin set from scratch: ``(alpha, b)``, or ``None``
         when it is singular or puts a margin multiplier outside ``[0, C]``.
 
-        Events that tie end a path with a margin multiplier at its bound up to rounding (it
-        reached 0 at the step ``alpha_c`` reached ``C``, say); such a multiplier is set on its
-        bound and leaves the margin set (``status`` is updated in place), and the system is
-        solved again. The rows of the margin set come from ``S`` (the new example's, when it
-        joined, from its column).
+        The unknowns are the totals of the groups of copies in ``S`` (and the new example's
+        multiplier when it joined); each copy gets its share. Events that tie end a path with a
+        margin multiplier at its bound up to rounding (it reached 0 at the step ``alpha_c``
+        reached ``C``, say); such a group is set on its bound and leaves the margin set
+        (``status`` is updated in place), and the system is solved again.
         """
         n, y, alpha = self.base.n, np.r_[self.y, self.yc], alpha.copy()
-        position = {int(i): p for p, i in enumerate(S.index[: len(S)])}
-        for _ in range(alpha.size):
-            free = np.flatnonzero(status == 1)
-            if free.size == 0:
+        m = len(S)
+        heads, mult = S.index[:m], S.mult[:m]
+        rows = np.empty((m + 1, n + 1))  # the rows of S's heads, then the new example's
+        rows[:m, :n], rows[:m, n] = S.rows[:m], self.k[heads]
+        rows[m, :n], rows[m, n] = self.k, self.kcc
+        heads, mult = np.r_[heads, n], np.r_[mult, 1.0]
+        members = [S.groups.get(int(h), h) for h in heads[:m]] + [n]
+        keep = status[heads] == 1
+        for _ in range(heads.size + 1):
+            if not np.any(keep):
                 return alpha, b
-            rows = np.empty((free.size, n + 1))
-            for r, i in enumerate(free):
-                if i == n:
-                    rows[r, :n], rows[r, n] = self.k, self.kcc
-                else:
-                    rows[r, :n], rows[r, n] = S.rows[position[int(i)]], self.k[i]
+            on = heads[keep]
             fixed = alpha * y
-            fixed[free] = 0.0
-            B = _bordered(rows[:, free], y[free])
-            rhs = np.r_[-np.sum(fixed), 1.0 - y[free] * (rows @ fixed)]
+            fixed[status == 1] = 0.0
+            B = _bordered(rows[keep][:, on], y[on])
+            rhs = np.r_[-np.sum(fixed), 1.0 - y[on] * (rows[keep] @ fixed)]
             try:
                 solved = np.linalg.solve(B, rhs)
             except np.linalg.LinAlgError:
                 return None
-            values = solved[1:]
+            values = solved[1:] / mult[keep]  # each copy's share
             slack = TIE_TOL * max(float(np.max(values)), float(np.max(alpha)))
             if np.any(values < -slack) or np.any(values > self.C + slack):
                 return None
-            low, high = values <= slack, values >= self.C - slack
-            alpha[free] = np.clip(values, 0.0, self.C)
-            if not (np.any(low) or np.any(high)):
+            values = np.clip(values, 0.0, self.C)
+            done = True
+            for h, value in zip(np.flatnonzero(keep), values):
+                group = members[h]
+                if value <= slack or value >= self.C - slack:  # reached its bound in a tie
+                    alpha[group] = 0.0 if value <= slack else self.C
+                    status[group] = 0 if value <= slack else 2
+                    keep[h], done = False, False
+                else:
+                    alpha[group] = value
+            if done:
                 return alpha, float(solved[0])
-            alpha[free[low]], status[free[low]] = 0.0, 0
-            alpha[free[high]], status[free[high]] = self.C, 2
         return None
 
     def _rows(self, index) -> np.ndarray:
@@ -654,9 +723,10 @@ class _Addition:
         return out
 
     def _single_point(self, S, status, margin, y, tol) -> bool:
-        """Whether the optimal face is one point: the bordered matrix of ``M`` (the margin set
-        and the examples at a bound with ``g_i = 0``, to ``tol``) is non-singular, decided by
-        the Schur complement of ``B_S`` (module notes)."""
+        """Whether the optimal face is one point up to splits among copies: the bordered matrix
+        of ``M`` (the heads ``S`` of the margin set's groups of copies, and the examples at a
+        bound with ``g_i = 0``, to ``tol``) is non-singular, decided by the Schur complement of
+        ``B_S`` (module notes). Copies share their total equally, the split of smallest norm."""
         extra = np.flatnonzero((status != 1) & (np.abs(margin) <= tol))
         if extra.size == 0:
             return True
