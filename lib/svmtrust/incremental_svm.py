@@ -101,7 +101,7 @@ ROUTES = ("outside", "path", "canonical", "retrain")
 TIE_TOL = 1e-12
 
 #: An example joins the margin set only if the Schur complement of its bordered row exceeds
-#: this fraction of ``max(Q_ii, mean(diag(K)))``; below it the margin set's matrix counts as
+#: this fraction of ``mean(diag(K))``; below it the margin set's matrix counts as
 #: singular (a copy of a margin example, or ``w = 0``).
 SCHUR_TOL = 1e-10
 
@@ -144,12 +144,26 @@ class IncrementalSVM:
     solver : {"libsvm", "cvxpy"}
         The solver of the additions that are retrained.
 
+    Attributes
+    ----------
+    exact : bool
+        Whether additions can start from ``solution``: it is exact, meets (K) to
+        :data:`svmtrust.optimal_face.FACE_TOL`, and the bordered matrix of its margin set
+        (copies counted once) is invertible. When False every addition that moves anything is
+        retrained.
+    free : ndarray of int
+        The margin set, one index per group of copies (the first); ``groups`` maps such an
+        index to the group's members when it has more than one.
+    decision : ndarray of shape (n,)
+        ``f(x_i)`` of the training examples.
+
     Notes
     -----
-    Built once, it serves any number of additions: :meth:`add` never changes it. The cost of an
-    addition is ``O(n |S|)`` per event plus ``O(n |D|)`` at the end, ``|S|`` the margin set and
-    ``D`` the multipliers that changed; the Gram matrix of the augmented set is never formed,
-    except by the canonical step and by retraining.
+    Built once (``O(n^2)``: the decision values, and ``O(|S|^3)`` for ``B_S^{-1}``), it serves
+    any number of additions: :meth:`add` never changes it. An addition costs ``O(n |S| +
+    |S|^2)`` per event and one ``O(|S|^3)`` solve at the end (the polish), ``|S|`` the margin
+    set; the Gram matrix of the augmented set is never formed, except by the canonical step and
+    by retraining.
     """
 
     def __init__(self, K, solution, solver: str = "libsvm"):
@@ -157,9 +171,44 @@ class IncrementalSVM:
         n = self.K.shape[0]
         self.solution = check_solution(solution, n, name="solution")
         self.solver = check_choice(solver, "solver", SOLVERS)
+        self._prepare(None)
+
+    @classmethod
+    def of_solutions(cls, K, solutions, solver: str = "libsvm") -> list[IncrementalSVM]:
+        """One :class:`IncrementalSVM` per solution, all on the same ``K`` (checked once).
+
+        Parameters
+        ----------
+        K : array_like of shape (n, n)
+        solutions : sequence of SVMSolution
+            SVMs of the same training examples (e.g. one per class, one against the rest).
+        solver : {"libsvm", "cvxpy"}
+
+        Returns
+        -------
+        list of IncrementalSVM
+        """
+        K = check_kernel_matrix(K, "K", full=False)
+        solutions = list(solutions)
+        if not solutions:
+            raise ValueError("solutions: expected at least one SVMSolution")
+        solutions = [check_solution(s, K.shape[0], name="solutions") for s in solutions]
+        solver = check_choice(solver, "solver", SOLVERS)
+        row_sums = np.sum(np.abs(K), axis=1)
+        machines = []
+        for solution in solutions:
+            machine = cls.__new__(cls)
+            machine.K, machine.solution, machine.solver = K, solution, solver
+            machine._prepare(row_sums)
+            machines.append(machine)
+        return machines
+
+    def _prepare(self, row_sums):
+        """The state every addition starts from (module notes); ``row_sums`` of ``|K|`` if known."""
+        solution, n = self.solution, self.K.shape[0]
         y, alpha = solution.y, solution.alpha
         self.decision = self.K @ solution.coef + solution.b
-        self.row_sums = np.sum(np.abs(self.K), axis=1)
+        self.row_sums = np.sum(np.abs(self.K), axis=1) if row_sums is None else row_sums
         self.status = np.zeros(n, dtype=np.int8)  # 0: R, 1: S, 2: E
         self.status[solution.free] = 1
         self.status[solution.bounded] = 2

@@ -288,7 +288,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             self.gram_, self.codes_, self.classes_.size, self.C, self.solver
         )
         if self.method == "incremental":
-            self.incremental_ = [IncrementalSVM(self.gram_, b, self.solver) for b in self.base_]
+            self.incremental_ = IncrementalSVM.of_solutions(self.gram_, self.base_, self.solver)
         return self
 
     def _augmented(self, base, gram, signs) -> tuple[SVMSolution, int]:

@@ -261,7 +261,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             for c in self._problems()
         ]
         if self.method == "incremental":
-            self.incremental_ = [IncrementalSVM(self.gram_, b, self.solver) for b in self.base_]
+            self.incremental_ = IncrementalSVM.of_solutions(self.gram_, self.base_, self.solver)
         return self
 
     # -- the augmented problems ----------------------------------------------------------
