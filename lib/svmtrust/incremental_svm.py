@@ -171,7 +171,7 @@ class IncrementalSVM:
         n = self.K.shape[0]
         self.solution = check_solution(solution, n, name="solution")
         self.solver = check_choice(solver, "solver", SOLVERS)
-        self._prepare(None)
+        self._prepare(np.sum(np.abs(self.K), axis=1), _identical_pairs(self.K))
 
     @classmethod
     def of_solutions(cls, K, solutions, solver: str = "libsvm") -> list[IncrementalSVM]:
@@ -194,21 +194,24 @@ class IncrementalSVM:
             raise ValueError("solutions: expected at least one SVMSolution")
         solutions = [check_solution(s, K.shape[0], name="solutions") for s in solutions]
         solver = check_choice(solver, "solver", SOLVERS)
-        row_sums = np.sum(np.abs(K), axis=1)
+        row_sums, pairs = np.sum(np.abs(K), axis=1), _identical_pairs(K)
         machines = []
         for solution in solutions:
             machine = cls.__new__(cls)
             machine.K, machine.solution, machine.solver = K, solution, solver
-            machine._prepare(row_sums)
+            machine._prepare(row_sums, pairs)
             machines.append(machine)
         return machines
 
-    def _prepare(self, row_sums):
-        """The state every addition starts from (module notes); ``row_sums`` of ``|K|`` if known."""
+    def _prepare(self, row_sums, pairs):
+        """The state every addition starts from (module notes), from the row sums of ``|K|``
+        and the pairs of identical points (:func:`_identical_pairs`)."""
         solution, n = self.solution, self.K.shape[0]
         y, alpha = solution.y, solution.alpha
         self.decision = self.K @ solution.coef + solution.b
-        self.row_sums = np.sum(np.abs(self.K), axis=1) if row_sums is None else row_sums
+        self.row_sums = row_sums
+        # copies (same point, same label) exist: joins must look for them
+        self.has_copies = bool(np.any(y[pairs[:, 0]] == y[pairs[:, 1]]))
         self.status = np.zeros(n, dtype=np.int8)  # 0: R, 1: S, 2: E
         self.status[solution.free] = 1
         self.status[solution.bounded] = 2
@@ -353,6 +356,29 @@ def _check_label(label) -> float:
     return float(label)
 
 
+def _identical_pairs(K, block: int = 256) -> np.ndarray:
+    """Pairs ``(i, j)``, ``i < j``, of training points at feature-space distance
+    ``K_ii + K_jj - 2 K_ij`` within :data:`svmtrust.optimal_face.IDENTICAL_TOL` of
+    ``max(diag(K))``, shape (pairs, 2); computed by blocks of rows."""
+    diagonal = np.diag(K)
+    tol = IDENTICAL_TOL * max(float(np.max(diagonal)), np.finfo(float).tiny)
+    found = []
+    for start in range(0, K.shape[0], block):
+        rows = slice(start, start + block)
+        close = diagonal[rows, None] + diagonal[None, :] - 2.0 * K[rows] <= tol
+        i, j = np.nonzero(close)
+        i += start
+        found.append(np.column_stack([i[i < j], j[i < j]]))
+    return np.concatenate(found) if found else np.zeros((0, 2), dtype=int)
+
+
+def _append(values, last) -> np.ndarray:
+    """``values`` with one more entry ``last`` (the new example's), as a new array."""
+    out = np.empty(values.size + 1, dtype=np.result_type(values, last))
+    out[:-1], out[-1] = values, last
+    return out
+
+
 def _scale(alpha, row_sums) -> float:
     """``max(1, max(alpha) max_i sum_j |K_ij|)``: a bound on every term of a margin, the unit of
     the tolerances (as :func:`svmtrust.svm.fit_svm` measures KKT violations)."""
@@ -445,7 +471,7 @@ class _MarginSet:
         self.inverse = inverse
 
     def grow(self, i: int, label: float, floor: float, members) -> bool:
-        """Add example ``i`` (and its copies ``members``, ``i`` among them) by bordering
+        """Add example ``i`` (and its copies ``members``, ``i`` among them, or ``i`` alone) by bordering
         ``B_S^{-1}``; ``False`` (and no change) when the Schur complement of ``Q_ii`` is at most
         ``floor`` (the margin set would be singular)."""
         m, K_ii = self.m, self.K[i, i]
@@ -465,12 +491,12 @@ class _MarginSet:
             self.inverse[:2, :2] = block
         else:
             R = self.inverse[: m + 1, : m + 1]
-            R += np.outer(w, w) / schur
+            R += np.outer(w, w / schur)
             self.inverse[m + 1, : m + 1] = self.inverse[: m + 1, m + 1] = w / schur
             self.inverse[m + 1, m + 1] = 1.0 / schur
         self.index[m], self.labels[m], self.position[i] = i, label, m
-        self.mult[m] = len(members)
-        if len(members) > 1:
+        self.mult[m] = np.size(members)
+        if np.size(members) > 1:
             self.groups[i] = members
         self.rows[m] = self.K[i]
         self.m = m + 1
@@ -485,7 +511,7 @@ class _MarginSet:
         if m == 1:
             self.m = 0
             return
-        R -= np.outer(R[:, q], R[q, :]) / R[q, q]
+        R -= np.outer(R[:, q], R[q, :] / R[q, q])
         last = m  # the row of B of the last position
         if q != last:
             R[q, :] = R[last, :]
@@ -507,9 +533,10 @@ class _Addition:
         self.y, self.C = sol.y, sol.C
         self.fc = float(column @ sol.coef) + sol.b
         self.gc = label * self.fc - 1.0
-        self.row_sums = np.r_[
+        self.row_sums = _append(
             base.row_sums + np.abs(column), np.sum(np.abs(column)) + abs(diagonal)
-        ]
+        )
+        self.labels = _append(self.y, label)
         self.tol = FACE_TOL * _scale(sol.alpha, self.row_sums)
 
     # -- the routes --------------------------------------------------------------------
@@ -526,9 +553,9 @@ class _Addition:
         """``g_c > 0``: the training optimum with ``alpha_c = 0`` meets (K) and its face is the
         training one, so it is the canonical optimum of the augmented set."""
         sol = self.base.solution
-        y = np.r_[self.y, self.yc]
-        alpha = np.r_[sol.alpha, 0.0]
-        decision = np.r_[self.base.decision, self.fc]
+        y = self.labels
+        alpha = _append(sol.alpha, 0.0)
+        decision = _append(self.base.decision, self.fc)
         b = sol.b
         if sol.free.size == 0:  # the bias is the midpoint of an interval c also bounds
             b = _bias(y, alpha, decision - sol.b, sol.C)
@@ -552,8 +579,7 @@ class _Addition:
     def _retrain(self) -> Addition:
         """:func:`svmtrust.svm.fit_svm` on the augmented Gram matrix, as retraining does."""
         gram = self._gram()
-        y = np.r_[self.y, self.yc]
-        sol = fit_svm(gram, y, self.C, self.base.solver, check_kernel=False)
+        sol = fit_svm(gram, self.labels, self.C, self.base.solver, check_kernel=False)
         return Addition(sol, gram @ sol.coef + sol.b, "retrain", 0)
 
     def _gram(self) -> np.ndarray:
@@ -575,7 +601,7 @@ class _Addition:
         # +1 on R, -1 on E, 0 on S: an example off S reaches the margin when side * gamma < 0
         side = np.where(status == 0, 1.0, np.where(status == 2, -1.0, 0.0))
         S = _MarginSet(base)
-        qc = yc * y * k
+        qc, yck = yc * y * k, yc * k
         floor = SCHUR_TOL * base.unit
         events = 0
         while True:
@@ -597,8 +623,8 @@ class _Addition:
                 rate_S = beta_S / S.mult[:m]  # rates of each copy's multiplier
                 rate_f = coef_S @ S.rows[:m]
                 rate_f += beta_b
-                rate_f += yc * k
-                gamma_c = yc * (yc * self.kcc + k[index] @ coef_S + beta_b)
+                rate_f += yck
+                gamma_c = self.kcc + u[1:] @ beta_S + yc * beta_b  # y_c Q_cS = u[1:]
                 rate_c = 1.0
             else:  # the bias alone moves, towards y_c
                 beta_b, rate_S = yc, np.zeros(0)
@@ -625,8 +651,7 @@ class _Addition:
             ac += t * rate_c
             b += t * beta_b
             decision += t * rate_f
-            margin += t * gamma
-            margin[index] = 0.0
+            margin += t * gamma  # (rounding on S's margins is reset when they leave)
             gc += t * gamma_c
             if t_margin <= t_train and t_margin <= t_bound:  # event 1
                 gc, c_status = 0.0, 1 if ac > 0 else 0
@@ -638,15 +663,16 @@ class _Addition:
                 p = S.position[first]
                 up = rate_S[p] > 0
                 members = S.groups.pop(first, first)
-                alpha[members] = C if up else 0.0
+                alpha[members], margin[members] = (C if up else 0.0), 0.0
                 status[members], side[members] = (2, -1.0) if up else (0, 1.0)
                 S.remove(p)
             else:  # event 4: joins the margin set, with its copies
-                members = base.copies_of(first, status)
+                members = base.copies_of(first, status) if base.has_copies else first
                 margin[members] = 0.0
                 if not S.grow(first, y[first], floor, members):
                     return self._retrain()
-                alpha[members] = np.mean(alpha[members])
+                if base.has_copies and members.size > 1:  # copies share their total equally
+                    alpha[members] = np.mean(alpha[members])
                 status[members], side[members] = 1, 0.0
         return self._finish(events, alpha, ac, b, status, c_status, decision, S)
 
@@ -655,9 +681,9 @@ class _Addition:
     def _finish(self, events, alpha, ac, b, status, c_status, decision, S) -> Addition:
         """Polish, check (K), decide the face (module notes) and assemble the solution."""
         n, y_c = self.base.n, self.yc
-        y = np.r_[self.y, y_c]
-        status = np.r_[status, c_status].astype(np.int8)
-        alpha = np.r_[alpha, ac]
+        y = self.labels
+        status = _append(status, c_status).astype(np.int8)
+        alpha = _append(alpha, ac)
         alpha[status == 0] = 0.0
         if np.isfinite(self.C):
             alpha[status == 2] = self.C
@@ -675,14 +701,16 @@ class _Addition:
         decision = decision + (change[heads] * mult) @ S.rows[:m] + change[n] * self.k
         decision += new_b - b
         alpha, b = new_alpha, new_b
-        decision = np.r_[decision, self.k @ (alpha[:n] * self.y) + self.kcc * alpha[n] * y_c + b]
+        decision = _append(decision, self.k @ (alpha[:n] * self.y) + self.kcc * alpha[n] * y_c + b)
         margin = y * decision - 1.0
         tol = FACE_TOL * _scale(alpha, self.row_sums)
         if not _meets_kkt(margin, status, tol):
             return self._retrain()
         free = np.flatnonzero(status == 1)
-        heads = np.r_[S.index[:m][status[S.index[:m]] == 1], [n] if status[n] == 1 else []]
-        if not self._single_point(heads.astype(int), status, margin, y, tol):
+        heads = S.index[:m][status[S.index[:m]] == 1]
+        if status[n] == 1:
+            heads = _append(heads, n)
+        if not self._single_point(heads, status, margin, y, tol):
             return self._canonical(alpha, events)
         near = np.flatnonzero(
             (status != 1) & (np.abs(margin) <= EXACT_TOL * _scale(alpha, self.row_sums))
@@ -721,13 +749,13 @@ class _Addition:
         reached ``C``, say); such a group is set on its bound and leaves the margin set
         (``status`` is updated in place), and the system is solved again.
         """
-        n, y, alpha = self.base.n, np.r_[self.y, self.yc], alpha.copy()
+        n, y, alpha = self.base.n, self.labels, alpha.copy()
         m = len(S)
         heads, mult = S.index[:m], S.mult[:m]
         rows = np.empty((m + 1, n + 1))  # the rows of S's heads, then the new example's
         rows[:m, :n], rows[:m, n] = S.rows[:m], self.k[heads]
         rows[m, :n], rows[m, n] = self.k, self.kcc
-        heads, mult = np.r_[heads, n], np.r_[mult, 1.0]
+        heads, mult = _append(heads, n), _append(mult, 1.0)
         members = [S.groups.get(int(h), h) for h in heads[:m]] + [n]
         keep = status[heads] == 1
         for _ in range(heads.size + 1):
@@ -737,7 +765,8 @@ class _Addition:
             fixed = alpha * y
             fixed[status == 1] = 0.0
             B = _bordered(rows[keep][:, on], y[on])
-            rhs = np.r_[-np.sum(fixed), 1.0 - y[on] * (rows[keep] @ fixed)]
+            rhs = np.empty(on.size + 1)
+            rhs[0], rhs[1:] = -np.sum(fixed), 1.0 - y[on] * (rows[keep] @ fixed)
             try:
                 solved = np.linalg.solve(B, rhs)
             except np.linalg.LinAlgError:
@@ -797,7 +826,7 @@ class _Addition:
     def _canonical(self, alpha, events) -> Addition:
         """The canonical step from the optimum reached (:func:`svmtrust.svm.canonical_solution`)."""
         gram = self._gram()
-        sol = canonical_solution(gram, np.r_[self.y, self.yc], self.C, alpha)
+        sol = canonical_solution(gram, self.labels, self.C, alpha)
         if not sol.exact:
             return self._retrain()
         return Addition(sol, gram @ sol.coef + sol.b, "canonical", events)
