@@ -406,22 +406,19 @@ def _bordered(K_SS, y_S) -> np.ndarray:
 
 
 def _bordered_inverse(K, y, free, unit):
-    """``B_S^{-1}`` (empty for an empty ``S``; ``None`` when ``B_S`` is singular to
-    :data:`SCHUR_TOL` of ``unit``)."""
+    """``B_S^{-1}`` (empty for an empty ``S``; ``None`` when ``B_S`` is singular: ``Q_SS`` has an
+    eigenvalue at most :data:`SCHUR_TOL` times ``unit`` on ``{d : y_S^T d = 0}``)."""
     if free.size == 0:
         return np.zeros((0, 0))
-    B = _bordered(K[np.ix_(free, free)], y[free])
+    Q = K[np.ix_(free, free)] * np.outer(y[free], y[free])
+    if not _definite_on(Q, y[free][None, :], SCHUR_TOL * unit):
+        return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-            inverse = scipy.linalg.inv(B)
+            return scipy.linalg.inv(_bordered(K[np.ix_(free, free)], y[free]))
     except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
         return None
-    # The smallest Schur complement met adding the margin set one by one is at least the
-    # smallest eigenvalue of B_S's Q-block on {y^T d = 0}; 1 / ||B_S^{-1}|| bounds it below.
-    if 1.0 / np.max(np.abs(inverse)) <= SCHUR_TOL * unit:
-        return None
-    return inverse
 
 
 class _MarginSet:
