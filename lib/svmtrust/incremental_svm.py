@@ -748,12 +748,12 @@ class _Addition:
         """
         n, y, alpha = self.base.n, self.labels, alpha.copy()
         m = len(S)
-        heads, mult = S.index[:m], S.mult[:m]
-        rows = np.empty((m + 1, n + 1))  # the rows of S's heads, then the new example's
-        rows[:m, :n], rows[:m, n] = S.rows[:m], self.k[heads]
-        rows[m, :n], rows[m, n] = self.k, self.kcc
-        heads, mult = _append(heads, n), _append(mult, 1.0)
+        heads, mult = _append(S.index[:m], n), _append(S.mult[:m], 1.0)
         members = [S.groups.get(int(h), h) for h in heads[:m]] + [n]
+        # the kernel block of the heads and the new example, (m + 1) x (m + 1)
+        block = np.empty((m + 1, m + 1))
+        block[:m, :m], block[:m, m] = S.rows[:m][:, heads[:m]], self.k[heads[:m]]
+        block[m, :m], block[m, m] = self.k[heads[:m]], self.kcc
         keep = status[heads] == 1
         for _ in range(heads.size + 1):
             if not np.any(keep):
@@ -761,9 +761,13 @@ class _Addition:
             on = heads[keep]
             fixed = alpha * y
             fixed[status == 1] = 0.0
-            B = _bordered(rows[keep][:, on], y[on])
+            # f of the heads and the new example from the multipliers that stay fixed
+            known = np.empty(m + 1)
+            known[:m] = S.rows[:m] @ fixed[:n] + self.k[heads[:m]] * fixed[n]
+            known[m] = self.k @ fixed[:n] + self.kcc * fixed[n]
+            B = _bordered(block[np.ix_(keep, keep)], y[on])
             rhs = np.empty(on.size + 1)
-            rhs[0], rhs[1:] = -np.sum(fixed), 1.0 - y[on] * (rows[keep] @ fixed)
+            rhs[0], rhs[1:] = -np.sum(fixed), 1.0 - y[on] * known[keep]
             try:
                 solved = np.linalg.solve(B, rhs)
             except np.linalg.LinAlgError:
