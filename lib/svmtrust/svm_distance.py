@@ -337,7 +337,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
     def _added_strangeness(self, additions: Additions, code: int) -> tuple[np.ndarray, int]:
         """:meth:`bag_strangeness` of the bag whose test example is labelled ``code``, each SVM
         the training SVM plus that example (``method="incremental"``); ``solves`` counts the
-        SVMs in which the example moved anything."""
+        SVMs not on the ``"outside"`` route."""
         n_classes = self.classes_.size
         codes = np.r_[self.codes_, code]
         columns, solves = [], 0
@@ -360,9 +360,10 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         P : ndarray of shape (m, n_classes)
         solves : int
             Augmented SVMs solved, out of ``m * n_classes * n_problems`` (the rest were skipped).
-            With ``method="incremental"``: those in which adding the test example moved a
-            multiplier or the bias (not the ``"outside"`` route of
-            :class:`~svmtrust.incremental_svm.Addition`), each counted every time it is used.
+            With ``method="incremental"``: those in which adding the test example moved its
+            multiplier or others (every route but ``"outside"``, where ``y f(x) > 1`` leaves
+            them in place; :class:`~svmtrust.incremental_svm.Addition`), each counted every
+            time it is used.
 
         Raises
         ------
