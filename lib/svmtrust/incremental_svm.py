@@ -9,7 +9,7 @@ them, is the one retraining from scratch gives.
 
 **The conditions kept.** With ``Q_ij = y_i y_j K_ij`` and the margin function
 ``g_i = y_i f(x_i) - 1 = sum_j Q_ij alpha_j + y_i b - 1``, an optimum of the dual satisfies,
-besides ``sum_i y_i alpha_i = 0``,
+besides ``sum_i y_i alpha_i = 0``::
 
     g_i >= 0 where alpha_i = 0,   g_i = 0 where 0 < alpha_i < C,   g_i <= 0 where alpha_i = C.  (K)
 
@@ -18,7 +18,7 @@ The examples split into the margin set ``S`` (``0 < alpha_i < C``), the rest ``R
 
 **The path.** The new example ``c`` enters with ``alpha_c = 0``; if ``g_c >= 0``, (K) already
 holds and nothing moves. Otherwise ``alpha_c`` grows while the multipliers of ``S`` and the bias
-move so that every ``g_i``, ``i`` in ``S``, stays 0 and the equality stays met:
+move so that every ``g_i``, ``i`` in ``S``, stays 0 and the equality stays met::
 
     [ 0    y_S^T ] [ db      ]      [ y_c  ]
     [ y_S  Q_SS  ] [ dalpha_S ] = - [ Q_Sc ] dalpha_c,                            (B)
