@@ -149,6 +149,16 @@ def test_test_object_equal_to_a_margin_example():
     _assert_same(added, retrained, K2)
 
 
+def test_examples_at_the_origin_of_the_feature_space():
+    """Zero feature vectors (x = 0 under the homogeneous polynomial kernel): the path ends with
+    their multipliers split equally, the minimum-norm optimum retraining also returns."""
+    X = np.array([[0.0], [1.0], [1.0], [0.0], [1.0], [0.0], [-1.0], [1.0], [0.0], [1.0]])
+    y = np.array([1.0, -1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0, 1.0])
+    added, retrained = _compare((X @ X.T) ** 2, y, 0.3, -1.0)
+    _assert_same(added, retrained, (X @ X.T) ** 2)
+    assert np.allclose(added.solution.alpha[X[:, 0] == 0], 0.15, rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("C", [1.0, 10.0])
 def test_duplicated_rows(C):
     """Every training row twice, test objects fresh or copies: any route, same optimum."""
