@@ -79,6 +79,29 @@ def test_hard_margin_addition_equals_retraining(seed, n, label):
     _assert_same(added, retrained, K)
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(6, 40),
+    C=st.sampled_from([0.01, 0.3, 1.0, 10.0]),
+    kernel=st.sampled_from(["linear", "poly"]),
+    label=st.sampled_from([-1.0, 1.0]),
+)
+def test_degenerate_grid_addition_equals_retraining(seed, n, C, kernel, label):
+    """Points on an integer grid in one or two dimensions: copies, points at the origin, kernels
+    of rank 1 to 3, faces of many optima. Whatever the route, the multipliers are retraining's
+    (a multiplier on its bound may come out a rounding error inside it on one side)."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n + 1, int(rng.integers(1, 3)))))
+    y = np.where(X[:, 0] + rng.normal(size=n + 1) > 0, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    K = X @ X.T if kernel == "linear" else (X @ X.T) ** 2
+    added, retrained = _compare(K, y[:n], C, label)
+    scale = max(1.0, float(np.max(retrained.alpha)))
+    assert np.max(np.abs(added.solution.alpha - retrained.alpha)) <= ALPHA_TOL * scale
+    assert abs(added.solution.objective - retrained.objective) <= 1e-8 * scale
+
+
 def test_hard_margin_not_separable_raises_as_retraining():
     X = np.array([[0.0], [1.0], [2.0], [3.0], [1.0]])
     y = np.array([-1.0, -1.0, 1.0, 1.0])
