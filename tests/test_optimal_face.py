@@ -217,3 +217,18 @@ def test_small_box_unbalanced_split_is_scale_free():
     for split in splits[1:]:
         np.testing.assert_allclose(split, splits[0], atol=1e-10)
     assert splits[0][y < 0].min() < 1.0  # a real split, not all at C
+
+
+def test_face_at_the_origin_of_the_feature_space():
+    """Four examples at x = 0 under the homogeneous polynomial kernel have zero feature vectors:
+    the face's block of A is zero and only the equality fixes their total. The minimum-norm
+    optimum splits it equally (0.15 each); libsvm's answer put 0 on two of them and 0.3 on the
+    others, which the canonical step kept while its bordered solve scaled the equality to
+    nothing (found by the incremental SVM of issue 26, whose path reached the equal split)."""
+    X = np.array([[0.0], [1.0], [1.0], [0.0], [1.0], [0.0], [-1.0], [1.0], [0.0], [1.0]])
+    y = np.array([1.0, -1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0, 1.0, -1.0])
+    K = (X @ X.T) ** 2
+    for solver in SOLVERS:
+        sol = fit_svm(K, y, 0.3, solver)
+        assert np.allclose(sol.alpha, min_norm_oracle(K, y, 0.3, sol.alpha), atol=1e-7)
+        assert np.allclose(sol.alpha[X[:, 0] == 0], 0.15, rtol=0, atol=1e-12)

@@ -7,6 +7,9 @@ One module per idea:
   the bias from the KKT conditions; :class:`~svmtrust.svm.SVMSolution`.
 - :mod:`~svmtrust.optimal_face`: the optimal face of the SVM dual and its minimum-norm point,
   the one optimum per bag that every multiplier-based quantity is built on.
+- :mod:`~svmtrust.incremental_svm`: one example added to a trained SVM exactly (Cauwenberghs &
+  Poggio 2000), reaching the canonical optimum of the augmented set: full conformal prediction
+  without retraining.
 - :mod:`~svmtrust.qp`: the one call to Clarabel behind every exact problem (tolerances, retry,
   :class:`~svmtrust.qp.SolveError`) and the factor of a positive semi-definite matrix.
 - :mod:`~svmtrust.conformal`: p-values, prediction regions, confidence and credibility.

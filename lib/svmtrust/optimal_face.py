@@ -305,8 +305,11 @@ def _bordered_solve(A_FF, a_F, rhs_top, rhs_last):
     solution of smallest norm is the one of smallest ``||p||``.
     """
     # The border is scaled like A_FF (unknown nu / sigma), so that the least-squares cut-off of
-    # small singular values does not drop it when A_FF is far from 1 in size.
-    sigma = max(float(np.max(np.abs(A_FF))), 1e-300)
+    # small singular values does not drop it when A_FF is far from 1 in size. A zero block
+    # (every index of F at the origin of the feature space) keeps the border as it is: scaled
+    # to nothing, the equality's residual would pass any test.
+    sigma = float(np.max(np.abs(A_FF)))
+    sigma = sigma if sigma > 0 else 1.0
     system = np.block([[A_FF, sigma * a_F[:, None]], [sigma * a_F[None, :], np.zeros((1, 1))]])
     rhs = np.r_[rhs_top, sigma * rhs_last]
     try:  # a non-singular system (the usual case) by a symmetric factorisation, cheaply

@@ -46,6 +46,7 @@ __all__ = [
     "kkt_bias",
     "categorise",
     "merge_multiplier_ties",
+    "canonical_solution",
     "duplicate_groups",
     "check_solution",
     "SOLVERS",
@@ -137,7 +138,9 @@ class SVMSolution:
         The solver's status (``"optimal"``).
     solver : str
         The solver whose multipliers these are: ``"cvxpy"`` or ``"libsvm"``. A call with
-        ``solver="libsvm"`` returns ``"cvxpy"`` here when it fell back to the exact solver.
+        ``solver="libsvm"`` returns ``"cvxpy"`` here when it fell back to the exact solver;
+        ``"incremental"`` for an SVM reached by adding one example to a trained one
+        (:mod:`svmtrust.incremental_svm`).
     support : ndarray of int
         Indices with ``alpha > 0``: the support vectors.
     free : ndarray of int
@@ -150,7 +153,8 @@ class SVMSolution:
         libsvm's runs (the growing boxes of a hard margin, a second run at
         :data:`LIBSVM_REACHABLE_TOL`), a run stopped at its limit counting the limit; 0 for
         cvxpy. A measure of the solver's work that, unlike its time, does not depend on the
-        machine or its load. After a fallback, the iterations libsvm spent before it.
+        machine or its load. After a fallback, the iterations libsvm spent before it. For
+        ``solver="incremental"``, the segments of the path (events).
     fallback : str
         Why a call with ``solver="libsvm"`` returned the exact solution instead of libsvm's
         (see :func:`fit_svm`): ``"max_iter_reached"``, ``"kkt_violation"``, ``"unbounded"``,
@@ -291,6 +295,37 @@ def _small_box_applies(K, C) -> bool:
     if C * diag[top] * K.shape[0] <= 1.0 or C * float(np.sum(np.abs(K[top]))) > 1.0:
         return C * diag[top] * K.shape[0] <= 1.0
     return C * float(np.max(np.sum(np.abs(K), axis=1))) <= 1.0
+
+
+def canonical_solution(K, y, C, alpha, solver: str = "incremental") -> SVMSolution:
+    """The canonical optimum of the SVM dual reached from an optimum ``alpha`` found elsewhere.
+
+    The step :func:`fit_svm` applies to a solver's answer (:func:`_canonical`): the minimum-norm
+    point of the optimal face through ``alpha`` (:func:`svmtrust.optimal_face.canonical_optimum`),
+    with the bias from the KKT conditions. :mod:`svmtrust.incremental_svm` calls it on the
+    optimum its path reaches when the face has more than one point.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Gram matrix (shape and finiteness checked; positive semi-definite is the caller's).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+    alpha : array_like of shape (n,)
+        An optimum (or an approximate one) of the dual, in ``[0, C]``.
+    solver : str
+        Recorded as ``SVMSolution.solver``: who found ``alpha``.
+
+    Returns
+    -------
+    SVMSolution
+    """
+    K, y, alpha = _check_problem(K, y, alpha)
+    C = check_C(C)
+    if np.any(alpha > C):
+        raise ValueError(f"alpha: multipliers must lie in [0, C], found {np.max(alpha)!r}")
+    return _canonical(K, _solution(K, y, C, alpha, "optimal", str(solver)))
 
 
 def _fit_exact(K, y, C, solver) -> SVMSolution:

@@ -38,11 +38,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
+from .incremental_svm import METHODS, Additions, IncrementalSVM
 from .kernels import rbf_kernel
 from .svm import OUTSIDE_MARGIN_TOL, SOLVERS, SVMSolution, check_solution, fit_svm
 from .validation import (
     check_array,
     check_augmented_gram,
+    check_augmented_kernel,
     check_bool,
     check_C,
     check_callable,
@@ -127,7 +129,11 @@ def kkt_margins(solution: SVMSolution, K_rows) -> np.ndarray:
     if K_rows.shape[0] != K_rows.shape[1]:
         raise ValueError(f"K_rows: must be square (the SVM's training set), got {K_rows.shape}")
     solution = check_solution(solution, K_rows.shape[0], name="solution")
-    margins = solution.y * solution.decision_function(K_rows)
+    return _kkt_clipped(solution, solution.y * solution.decision_function(K_rows))
+
+
+def _kkt_clipped(solution: SVMSolution, margins) -> np.ndarray:
+    """The margins ``y_i f(x_i)`` of :func:`kkt_margins`, clipped as the KKT conditions state."""
     alpha = solution.alpha
     margins = np.where(alpha == 0, np.maximum(margins, 1.0), margins)
     margins = np.where(alpha == solution.C, np.minimum(margins, 1.0), margins)
@@ -164,6 +170,12 @@ def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
     if n_classes == 2:
         return np.where(codes == 1, -values[:, 0], values[:, 0])
     return -values[np.arange(codes.size), codes]
+
+
+def _signed_distances(solution: SVMSolution, margins) -> np.ndarray:
+    """``y_i f(x_i) / ||w||`` from the margins (``f / max(||w||, tiny)`` when ``w = 0``)."""
+    norm = np.sqrt(max(solution.w_norm_squared, 0.0))
+    return solution.y * margins / max(norm, np.finfo(float).tiny)
 
 
 def scaled_decisions(solutions, K_rows) -> np.ndarray:
@@ -211,6 +223,12 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
     mondrian : bool, default False
         ``True``: label-conditional p-values, the test example labelled ``c`` ranked among the
         training examples of class ``c`` only (Vovk, Gammerman & Shafer 2005, Sec. 4.5).
+    method : {"incremental", "retrain"}, default "incremental"
+        How the SVM of the training set plus the test example is found
+        (:data:`svmtrust.incremental_svm.METHODS`): added to the training SVM
+        (:class:`svmtrust.incremental_svm.IncrementalSVM`, once per problem and sign of the
+        test example) or solved from scratch. Both give the canonical optimum, so the same
+        p-values (tested).
 
     Attributes
     ----------
@@ -222,13 +240,18 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         That Gram matrix.
     base_ : list of SVMSolution
         The SVMs of the training set alone.
+    incremental_ : list of IncrementalSVM
+        ``method="incremental"`` only: the SVMs of ``base_``, ready to take one more example.
     """
 
-    def __init__(self, kernel=rbf_kernel, C=1.0, solver="libsvm", mondrian=False):
+    def __init__(
+        self, kernel=rbf_kernel, C=1.0, solver="libsvm", mondrian=False, method="incremental"
+    ):
         self.kernel = kernel
         self.C = C
         self.solver = solver
         self.mondrian = mondrian
+        self.method = method
 
     def fit(self, X, y):
         """Store the training set, its Gram matrix and its SVMs.
@@ -253,6 +276,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         check_C(self.C)
         check_choice(self.solver, "solver", SOLVERS)
         check_bool(self.mondrian, "mondrian")
+        check_choice(self.method, "method", METHODS)
         X, y = check_fit_data(self, X, y)
         self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
         self.X_train_ = X
@@ -261,6 +285,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         self.base_ = fit_one_vs_rest(
             self.gram_, self.codes_, self.classes_.size, self.C, self.solver
         )
+        if self.method == "incremental":
+            self.incremental_ = IncrementalSVM.of_solutions(self.gram_, self.base_, self.solver)
         return self
 
     def _augmented(self, base, gram, signs) -> tuple[SVMSolution, int]:
@@ -303,11 +329,21 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         for c, base in zip(_problems(n_classes), self.base_):
             sol, solved = self._augmented(base, gram, _problem_signs(codes, c, n_classes))
             solves += solved
-            columns.append(
-                sol.y
-                * kkt_margins(sol, gram)
-                / max(np.sqrt(max(sol.w_norm_squared, 0.0)), np.finfo(float).tiny)
-            )
+            columns.append(_signed_distances(sol, kkt_margins(sol, gram)))
+        return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
+
+    def _added_strangeness(self, additions: Additions, code: int) -> tuple[np.ndarray, int]:
+        """:meth:`bag_strangeness` of the bag whose test example is labelled ``code``, each SVM
+        the training SVM plus that example (``method="incremental"``); ``solves`` counts the
+        SVMs not on the ``"outside"`` route."""
+        n_classes = self.classes_.size
+        codes = np.r_[self.codes_, code]
+        columns, solves = [], 0
+        for problem, c in enumerate(_problems(n_classes)):
+            added = additions.get(problem, _problem_signs(codes[-1:], c, n_classes)[0])
+            sol = added.solution
+            solves += added.route != "outside"
+            columns.append(_signed_distances(sol, _kkt_clipped(sol, sol.y * added.decision)))
         return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
 
     def solve(self, X) -> tuple[np.ndarray, int]:
@@ -322,6 +358,10 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         P : ndarray of shape (m, n_classes)
         solves : int
             Augmented SVMs solved, out of ``m * n_classes * n_problems`` (the rest were skipped).
+            With ``method="incremental"``: those in which adding the test example moved its
+            multiplier or others (every route but ``"outside"``, where ``y f(x) > 1`` leaves
+            them in place; :class:`~svmtrust.incremental_svm.Addition`), each counted every
+            time it is used.
 
         Raises
         ------
@@ -330,17 +370,25 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             not positive semi-definite (:func:`svmtrust.validation.check_augmented_gram`).
         """
         X = check_test_data(self, X)
+        if self.method == "incremental" and not hasattr(self, "incremental_"):
+            raise ValueError("method: the model was fitted with method='retrain'; fit it again")
         cross = kernel_block(self.kernel, self.X_train_, X)
         n = self.codes_.size
         P = np.empty((X.shape[0], self.classes_.size))
         solves = 0
         for i in range(X.shape[0]):
-            x = X[i : i + 1]
-            gram = check_augmented_gram(
-                self.checked_gram_, cross[:, i : i + 1], kernel_block(self.kernel, x, x)
-            )
+            x, column = X[i : i + 1], cross[:, i : i + 1]
+            new = kernel_block(self.kernel, x, x)
+            if self.method == "incremental":
+                new = check_augmented_kernel(self.checked_gram_, column, new)
+                additions = Additions(self.incremental_, column[:, 0], new[0, 0])
+            else:
+                gram = check_augmented_gram(self.checked_gram_, column, new)
             for c in range(self.classes_.size):
-                a, solved = self.bag_strangeness(gram, np.r_[self.codes_, c])
+                if self.method == "incremental":
+                    a, solved = self._added_strangeness(additions, c)
+                else:
+                    a, solved = self.bag_strangeness(gram, np.r_[self.codes_, c])
                 a = conformal.merge_ties(a, TIE_TOL)
                 solves += solved
                 old = a[:n][self.codes_ == c] if self.mondrian else a[:n]

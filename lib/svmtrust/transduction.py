@@ -55,6 +55,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
+from .incremental_svm import METHODS, Additions, IncrementalSVM
 from .kernels import linear_kernel
 from .rank_sum import rank_sum_p_value
 from .svm import (
@@ -67,6 +68,7 @@ from .svm import (
 from .validation import (
     check_array,
     check_augmented_gram,
+    check_augmented_kernel,
     check_bool,
     check_C,
     check_choice,
@@ -193,7 +195,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
     reuse_outside_margin : bool, default True
         Take the training SVM's solution, without solving, for an augmented set whose test
         examples lie outside its margin (:data:`OUTSIDE_MARGIN_TOL`); the p-values are the same
-        either way, only faster.
+        either way, only faster. ``method="retrain"`` only: the incremental method never moves
+        anything for such an example.
     mondrian : bool, default False
         ``False``: :meth:`predict_p` returns eq. (13) with every example's strangeness taken
         from the SVM of its own class (``c^2`` SVMs per test example for ``c > 2`` classes).
@@ -206,6 +209,13 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         smallest increase over the training SVM of that label's problem), or ``"first"``, the
         first label in ``classes_`` (eq. (14) with no tie rule). p-values, confidence,
         credibility and regions do not depend on it.
+    method : {"incremental", "retrain"}, default "incremental"
+        How the SVM of the training set plus one test example is found
+        (:data:`svmtrust.incremental_svm.METHODS`): ``"incremental"`` adds the example to the
+        training SVM (:class:`svmtrust.incremental_svm.IncrementalSVM`, once per problem and
+        sign of the test example), ``"retrain"`` solves the augmented dual from scratch. Both
+        give the canonical optimum, so the same p-values (tested); joint labellings of several
+        test examples are always retrained.
 
     Attributes
     ----------
@@ -216,6 +226,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
     base_ : list of SVMSolution
         The SVMs of the training set alone: the binary SVM (``classes_[1]`` = +1), or one per
         class, one against the rest.
+    incremental_ : list of IncrementalSVM
+        ``method="incremental"`` only: the SVMs of ``base_``, ready to take one more example.
     """
 
     def __init__(
@@ -227,6 +239,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         reuse_outside_margin=True,
         mondrian=False,
         tie_break="objective",
+        method="incremental",
     ):
         self.kernel = kernel
         self.C = C
@@ -235,6 +248,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self.reuse_outside_margin = reuse_outside_margin
         self.mondrian = mondrian
         self.tie_break = tie_break
+        self.method = method
 
     # -- fitting -----------------------------------------------------------------------
 
@@ -250,6 +264,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         for name in ("reuse_outside_margin", "mondrian"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name}: must be True or False, got {getattr(self, name)!r}")
+        check_choice(self.method, "method", METHODS)
 
     def _kernel_block(self, A, B) -> np.ndarray:
         """``kernel(A, B)``, checked (:func:`svmtrust.validation.kernel_block`)."""
@@ -279,6 +294,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             self._solve(self.gram_, self._problem_signs(self.codes_, c), "the training set")
             for c in self._problems()
         ]
+        if self.method == "incremental":
+            self.incremental_ = IncrementalSVM.of_solutions(self.gram_, self.base_, self.solver)
         return self
 
     # -- the augmented problems ----------------------------------------------------------
@@ -298,6 +315,18 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """
         return check_augmented_gram(self.checked_gram_, cross, new)
 
+    def _one_more(self, cross, x):
+        """The augmented Gram matrix of one test example ``x`` (``method="retrain"``) or its
+        :class:`~svmtrust.incremental_svm.Additions` (``"incremental"``), as
+        ``(gram, additions)`` with the other ``None``; checked PSD either way."""
+        new = self._kernel_block(x, x)
+        if self.method == "retrain":
+            return self._augmented_gram(cross, new), None
+        if not hasattr(self, "incremental_"):
+            raise ValueError("method: the model was fitted with method='retrain'; fit it again")
+        new = check_augmented_kernel(self.checked_gram_, cross, new)
+        return None, Additions(self.incremental_, cross[:, 0], new[0, 0])
+
     def _problems(self) -> range:
         """Class indices of the SVMs: the binary SVM (class 1 against 0), or one per class."""
         return range(1, 2) if self.classes_.size == 2 else range(self.classes_.size)
@@ -307,17 +336,23 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """Labels of the SVM of class ``c`` against the rest: +1 for class ``c``, else -1."""
         return np.where(codes == c, 1.0, -1.0)
 
-    def _solve_augmented(self, gram, y, base, what: str):
+    def _solve_augmented(self, gram, y, problem: int, what: str, additions=None):
         """Multipliers, ``||w||^2`` and optimal value of one augmented SVM.
 
         The optimal value is the dual value ``W(alpha)``, equal to the primal optimum
         ``1/2 ||w||^2 + C sum_i xi_i`` (strong duality).
 
-        ``base`` solves the training part; when every test example lies outside its margin
-        by :data:`OUTSIDE_MARGIN_TOL`, it is optimal for the augmented set with zero multipliers
-        for the test examples (Exercise "Skipping a solve" of the chapter).
+        ``base_[problem]`` solves the training part; when every test example lies outside its
+        margin by :data:`OUTSIDE_MARGIN_TOL`, it is optimal for the augmented set with zero
+        multipliers for the test examples (Exercise "Skipping a solve" of the chapter). With
+        ``additions`` (one test example, ``method="incremental"``) the test example is added to
+        that SVM instead (:class:`~svmtrust.incremental_svm.IncrementalSVM`).
         """
+        base = self.base_[problem]
         n = base.alpha.size
+        if additions is not None:
+            sol = self._named(what, additions.get, problem, y[n]).solution
+            return sol.alpha, sol.w_norm_squared, sol.objective
         if self.reuse_outside_margin:
             margins = y[n:] * base.decision_function(gram[n:, :n])
             if np.all(margins >= 1.0 + OUTSIDE_MARGIN_TOL):
@@ -329,7 +364,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         sol = self._solve(gram, y, what)
         return sol.alpha, sol.w_norm_squared, sol.objective
 
-    def _strangeness(self, gram, codes, what: str):
+    def _strangeness(self, gram, codes, what: str, additions=None):
         """Strangeness of every example of one augmented set, its ``||w||^2`` and optimal value.
 
         ``codes`` holds the class index of every example, the test examples' hypothesised ones
@@ -337,12 +372,12 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         one against the rest (class ``c`` = +1), and each example's strangeness is its
         multiplier in the problem of its own class; ``||w||^2`` and the optimal value are sums
         over the problems. With two classes the two one-against-the-rest problems are this binary
-        SVM up to sign.
+        SVM up to sign. ``additions``: see :meth:`_solve_augmented`.
         """
         strangeness, w2, objective = np.empty(codes.size), 0.0, 0.0
-        for c, base in zip(self._problems(), self.base_):
+        for problem, c in enumerate(self._problems()):
             alpha, w2_c, obj_c = self._solve_augmented(
-                gram, self._problem_signs(codes, c), base, what
+                gram, self._problem_signs(codes, c), problem, what, additions
             )
             own = codes == c if self.classes_.size > 2 else slice(None)
             strangeness[own] = alpha[own]
@@ -352,8 +387,12 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
 
     def _solve(self, gram, y, what: str):
         """Solve one augmented dual, eqs. (8)-(11); failures name the set (``what``)."""
+        return self._named(what, fit_svm, gram, y, self.C, self.solver, check_kernel=False)
+
+    def _named(self, what: str, func, *args, **kwargs):
+        """``func(*args, **kwargs)``, a :class:`~svmtrust.svm.SolveError` naming the set."""
         try:
-            return fit_svm(gram, y, self.C, self.solver, check_kernel=False)
+            return func(*args, **kwargs)
         except SolveError as err:
             if np.isinf(check_C(self.C)) and err.status == "unbounded":
                 detail = (
@@ -387,12 +426,11 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         w2, objective = np.empty(shape), np.empty(shape)
         n = self.X_train_.shape[0]
         for i in range(X.shape[0]):
-            x = X[i : i + 1]
-            gram = self._augmented_gram(cross[:, i : i + 1], self._kernel_block(x, x))
+            gram, additions = self._one_more(cross[:, i : i + 1], X[i : i + 1])
             for code, label in enumerate(self.classes_):
                 what = f"the training set plus test example {i} labelled {label}"
                 alpha, w2[i, code], objective[i, code] = self._strangeness(
-                    gram, np.r_[self.codes_, code], what
+                    gram, np.r_[self.codes_, code], what, additions
                 )
                 alpha_new[i, code] = alpha[n]
                 merged = merge_multiplier_ties(alpha)
@@ -443,15 +481,14 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         n = self.X_train_.shape[0]
         binary = self.classes_.size == 2
         for i in range(X.shape[0]):
-            x = X[i : i + 1]
-            gram = self._augmented_gram(cross[:, i : i + 1], self._kernel_block(x, x))
+            gram, additions = self._one_more(cross[:, i : i + 1], X[i : i + 1])
             for code, label in enumerate(self.classes_):
                 codes = np.r_[self.codes_, code]
                 problem = 0 if binary else code
                 signs = self._problem_signs(codes, 1 if binary else code)
                 what = f"the training set plus test example {i} labelled {label}"
                 base = self.base_[problem]
-                alpha, _, objective = self._solve_augmented(gram, signs, base, what)
+                alpha, _, objective = self._solve_augmented(gram, signs, problem, what, additions)
                 gain[i, code] = objective - base.objective
                 merged = merge_multiplier_ties(alpha)
                 same = self.codes_ == code

@@ -173,6 +173,18 @@ CASES = (
             ),
             "kernel",
         ),
+        (f"{DIST}.fit", "method unknown", lambda: DistanceTCM(method="exact").fit(X, Y3), "method"),
+        (
+            f"{DIST}.solve",
+            "fitted with method='retrain', asked incremental",
+            lambda: (
+                DistanceTCM(kernel=KERNEL, method="retrain")
+                .fit(X, Y3)
+                .set_params(method="incremental")
+                .solve(X[:2])
+            ),
+            "method",
+        ),
         (f"{DIST}.solve", "wrong width", lambda: FITTED_DIST.solve(X[:2, :2]), "X"),
         (f"{DIST}.solve", "unfitted", lambda: DistanceTCM().solve(X), "X"),
         (

@@ -113,6 +113,8 @@ def _tsvm_cases():
         ("reuse_outside_margin", "yes"),
         ("mondrian", 1),
         ("tie_break", "random"),
+        ("method", "exact"),
+        ("method", None),
     ]
     cases += [
         (

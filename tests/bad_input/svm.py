@@ -2,6 +2,7 @@
 
 import numpy as np
 from svmtrust.svm import (
+    canonical_solution,
     categorise,
     check_solution,
     dual_objective,
@@ -49,6 +50,16 @@ CASES = [
     (M + "check_solution", "other labels", lambda: check_solution(SOL, 8, y=-Y), "sol"),
     (M + "check_solution", "other C", lambda: check_solution(SOL, 8, C=2.0), "sol"),
     (M + "check_solution", "hard against soft", lambda: check_solution(HARD, 8, C=1.0), "sol"),
+    (M + "canonical_solution", "NaN in K", lambda: canonical_solution(nan(K), Y, 1.0, A), "K"),
+    (M + "canonical_solution", "y 0/1", lambda: canonical_solution(K, Y > 0, 1.0, A), "y"),
+    (M + "canonical_solution", "C zero", lambda: canonical_solution(K, Y, 0.0, A), "C"),
+    (
+        M + "canonical_solution",
+        "alpha short",
+        lambda: canonical_solution(K, Y, 1.0, A[:-1]),
+        "alpha",
+    ),
+    (M + "canonical_solution", "alpha above C", lambda: canonical_solution(K, Y, 1e-3, A), "alpha"),
     (F, "NaN in K", lambda: fit_svm(nan(K), Y), "K"),
     (F, "inf in K", lambda: fit_svm(inf(K), Y), "K"),
     (F, "NaN in y", lambda: fit_svm(K, nan(Y)), "y"),

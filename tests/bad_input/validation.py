@@ -167,6 +167,18 @@ CASES += [
         "kernel",
     ),
     (
+        M + "check_augmented_kernel",
+        "augmented matrix not PSD",
+        lambda: v.check_augmented_kernel(_GRAM, _GRAM.matrix[:, :1], _GRAM.matrix[:1, :1] - 0.5),
+        "kernel",
+    ),
+    (
+        M + "check_augmented_kernel",
+        "new block NaN",
+        lambda: v.check_augmented_kernel(_GRAM, _GRAM.matrix[:, :1], np.array([[np.nan]])),
+        "kernel",
+    ),
+    (
         M + "check_augmented_gram",
         "augmented matrix not PSD",
         lambda: v.check_augmented_gram(_GRAM, _GRAM.matrix[:, :1], _GRAM.matrix[:1, :1] - 0.5),

@@ -1,0 +1,848 @@
+"""One example added to a trained SVM, exactly: the incremental SVM of Cauwenberghs & Poggio (2000).
+
+Full conformal prediction with an SVM trains, for every test object and candidate label, the SVM
+of the training bag plus that labelled object. That SVM differs from the training set's SVM by
+one example; this module reaches its optimum from the training optimum along the path of
+Cauwenberghs & Poggio (NIPS 2000), then shows that the point reached is the library's canonical
+optimum (:mod:`svmtrust.optimal_face`), so that every multiplier, and every p-value built on
+them, is the one retraining from scratch gives.
+
+**The conditions kept.** With ``Q_ij = y_i y_j K_ij`` and the margin function
+``g_i = y_i f(x_i) - 1 = sum_j Q_ij alpha_j + y_i b - 1``, an optimum of the dual satisfies,
+besides ``sum_i y_i alpha_i = 0``::
+
+    g_i >= 0 where alpha_i = 0,   g_i = 0 where 0 < alpha_i < C,   g_i <= 0 where alpha_i = C.  (K)
+
+The examples split into the margin set ``S`` (``0 < alpha_i < C``), the rest ``R``
+(``alpha_i = 0``) and the bounded set ``E`` (``alpha_i = C``).
+
+**The path.** The new example ``c`` enters with ``alpha_c = 0``; if ``g_c >= 0``, (K) already
+holds and nothing moves. Otherwise ``alpha_c`` grows while the multipliers of ``S`` and the bias
+move so that every ``g_i``, ``i`` in ``S``, stays 0 and the equality stays met::
+
+    [ 0    y_S^T ] [ db      ]      [ y_c  ]
+    [ y_S  Q_SS  ] [ dalpha_S ] = - [ Q_Sc ] dalpha_c,                            (B)
+
+so ``db = beta_b dalpha_c`` and ``dalpha_S = beta_S dalpha_c`` with ``beta = -B_S^{-1} u_c``,
+and every margin moves as ``dg_i = gamma_i dalpha_c``, ``gamma_i = Q_ic + Q_iS beta_S +
+y_i beta_b`` (0 on ``S``; ``gamma_c`` is the Schur complement of ``Q_cc`` in (B), so it is
+non-negative). Along a segment everything is linear in ``alpha_c``; the segment ends at the
+first of these events:
+
+1. ``g_c`` reaches 0: ``c`` joins ``S``; the path ends.
+2. ``alpha_c`` reaches ``C``: ``c`` joins ``E``; the path ends.
+3. a multiplier of ``S`` reaches 0 or ``C``: it leaves ``S`` for ``R`` or ``E``.
+4. ``g_i`` of an example of ``R`` (falling) or ``E`` (rising) reaches 0: it joins ``S``.
+
+``B_S^{-1}`` is updated by a bordered (rank-one) formula at each event, in ``O(|S|^2)``; the
+rates ``gamma`` cost one product of ``|S|`` kernel rows with a vector, ``O(n |S|)``. Copies of
+one example (same label, same point) have equal columns, so two of them in ``S`` would make
+``B_S`` singular: a group of copies enters ``S`` as one index whose variable is the group's
+total, shared equally by the copies (the split of smallest norm, the canonical one). When
+``S`` is empty, (B) only allows ``dalpha_c = 0``: the bias alone moves, towards ``y_c``, until
+the first ``g_i`` of ``R`` or ``E`` (or ``g_c`` itself) reaches 0; that example joins ``S``,
+and ``[[0, y_i], [y_i, Q_ii]]`` is invertible. With ``C = inf`` (hard margin) ``E`` stays empty
+and events 2 and 3 at ``C`` do not occur; a segment that no event ends means that no separating
+hyperplane exists.
+
+**Exactness.** The path needs a start that meets (K) exactly; :func:`svmtrust.svm.fit_svm`
+returns one (the canonical optimum, a bordered solve on the margin). At the end the margin set's
+bordered system is solved once more from scratch (removing the rounding the updates gathered),
+and (K) is checked on every example. The point is then an optimum of the augmented dual. The
+canonical optimum is the point of smallest norm of the optimal face, which leaves every index
+off the face ``M = {i : g_i = 0}`` where it is and moves ``alpha_M`` along ``{d : Q_MM d = 0,
+y_M^T d = 0}``. That set is ``{0}`` exactly when the bordered matrix of ``M`` is non-singular
+(a ``d`` in it gives ``B_M [0; d] = 0``; conversely ``B_M [e; d] = 0`` gives ``d^T Q_MM d = 0``,
+so ``Q_MM d = 0``, so ``e = 0``). The margin set ``S`` is part of ``M`` and its matrix is
+invertible by construction; for the indices of ``M`` at a bound the Schur complement of
+``B_S`` decides. When it is positive definite, the face is one point (up to the splits among
+copies, which are equal) and the optimum reached is the canonical optimum. When it is not (a
+test object equal to a margin example, say), the canonical step of
+:func:`svmtrust.svm.canonical_solution` runs from the optimum reached. When the start is not
+exact or its margin set is singular beyond copies (``w = 0``), when a step of the path meets a
+singular system, or when rounding breaks (K), the augmented SVM is retrained with
+:func:`svmtrust.svm.fit_svm`; every addition says which way it went (:attr:`Addition.route`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from .optimal_face import EXACT_TOL, FACE_TOL, IDENTICAL_TOL, equality_multiplier
+from .svm import SOLVERS, SVMSolution, canonical_solution, check_solution, fit_svm
+from .validation import (
+    check_array,
+    check_choice,
+    check_integer,
+    check_kernel_matrix,
+    check_numeric,
+)
+
+__all__ = ["Addition", "Additions", "IncrementalSVM", "METHODS", "ROUTES"]
+
+#: How the conformal machines (:class:`svmtrust.transduction.TransductiveSVM`,
+#: :class:`svmtrust.svm_distance.DistanceTCM`) get the SVM of a training set plus one test
+#: example: ``"incremental"`` adds the example to the training SVM (:class:`IncrementalSVM`),
+#: ``"retrain"`` solves the augmented dual from scratch; both give the same canonical optimum.
+METHODS = ("incremental", "retrain")
+
+#: How an addition was computed (:attr:`Addition.route`): the new example outside the margin
+#: (nothing moves), the path with a face of one point, the path followed by the canonical step
+#: (a face of many points), or a solve from scratch (the path met a singular system).
+ROUTES = ("outside", "path", "canonical", "retrain")
+
+#: A margin multiplier within this fraction of the largest multiplier of its bound has reached
+#: it in a tie of events (:meth:`_Addition._polish`): rounding of the path's updates.
+TIE_TOL = 1e-12
+
+#: An example joins the margin set only if the Schur complement of its bordered row exceeds
+#: this fraction of ``mean(diag(K))``; below it the margin set's matrix counts as
+#: singular (a copy of a margin example, or ``w = 0``).
+SCHUR_TOL = 1e-10
+
+
+@dataclass(frozen=True)
+class Addition:
+    """The SVM of a training set plus one new example, and how it was reached.
+
+    Attributes
+    ----------
+    solution : SVMSolution
+        The canonical optimum of the augmented dual, the new example last (index ``n``): the
+        multipliers :func:`svmtrust.svm.fit_svm` returns on the augmented Gram matrix.
+    decision : ndarray of shape (n + 1,)
+        ``f(x_i) = sum_j alpha_j y_j K_ij + b`` of every example of the augmented set.
+    route : str
+        One of :data:`ROUTES`.
+    events : int
+        Segments of the path (0 when the example lies outside the margin).
+    """
+
+    solution: SVMSolution
+    decision: np.ndarray
+    route: str
+    events: int
+
+
+class IncrementalSVM:
+    """A trained SVM that adds one example at a time, exactly (Cauwenberghs & Poggio 2000).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        The training Gram matrix (shape and finiteness are checked; positive semi-definiteness
+        is the caller's, as for ``fit_svm(check_kernel=False)``).
+    solution : SVMSolution
+        :func:`svmtrust.svm.fit_svm` on ``K``. Its optimum must be exact (``solution.exact``)
+        for the path to start from it; otherwise every addition whose example is not well
+        outside the margin is retrained.
+    solver : {"libsvm", "cvxpy"}
+        The solver of the additions that are retrained.
+
+    Attributes
+    ----------
+    exact : bool
+        Whether additions can start from ``solution``: it is exact, meets (K) to
+        :data:`svmtrust.optimal_face.FACE_TOL`, and the bordered matrix of its margin set
+        (copies counted once) is invertible. When False every addition that moves anything is
+        retrained.
+    free : ndarray of int
+        The margin set, one index per group of copies (the first); ``groups`` maps such an
+        index to the group's members when it has more than one.
+    decision : ndarray of shape (n,)
+        ``f(x_i)`` of the training examples.
+
+    Notes
+    -----
+    Built once (``O(n^2)``: the decision values, and ``O(|S|^3)`` for ``B_S^{-1}``), it serves
+    any number of additions: :meth:`add` never changes it. An addition costs ``O(n |S| +
+    |S|^2)`` per event and one ``O(|S|^3)`` solve at the end (the polish), ``|S|`` the margin
+    set; the Gram matrix of the augmented set is never formed, except by the canonical step and
+    by retraining.
+    """
+
+    def __init__(self, K, solution, solver: str = "libsvm"):
+        self.K = check_kernel_matrix(K, "K", full=False)
+        n = self.K.shape[0]
+        self.solution = check_solution(solution, n, name="solution")
+        self.solver = check_choice(solver, "solver", SOLVERS)
+        self._prepare(np.sum(np.abs(self.K), axis=1), _identical_pairs(self.K))
+
+    @classmethod
+    def of_solutions(cls, K, solutions, solver: str = "libsvm") -> list[IncrementalSVM]:
+        """One :class:`IncrementalSVM` per solution, all on the same ``K`` (checked once).
+
+        Parameters
+        ----------
+        K : array_like of shape (n, n)
+        solutions : sequence of SVMSolution
+            SVMs of the same training examples (e.g. one per class, one against the rest).
+        solver : {"libsvm", "cvxpy"}
+
+        Returns
+        -------
+        list of IncrementalSVM
+        """
+        K = check_kernel_matrix(K, "K", full=False)
+        solutions = list(solutions)
+        if not solutions:
+            raise ValueError("solutions: expected at least one SVMSolution")
+        solutions = [check_solution(s, K.shape[0], name="solutions") for s in solutions]
+        solver = check_choice(solver, "solver", SOLVERS)
+        row_sums, pairs = np.sum(np.abs(K), axis=1), _identical_pairs(K)
+        machines = []
+        for solution in solutions:
+            machine = cls.__new__(cls)
+            machine.K, machine.solution, machine.solver = K, solution, solver
+            machine._prepare(row_sums, pairs)
+            machines.append(machine)
+        return machines
+
+    def _prepare(self, row_sums, pairs):
+        """The state every addition starts from (module notes), from the row sums of ``|K|``
+        and the pairs of identical points (:func:`_identical_pairs`)."""
+        solution, n = self.solution, self.K.shape[0]
+        y, alpha = solution.y, solution.alpha
+        self.decision = self.K @ solution.coef + solution.b
+        self.row_sums = row_sums
+        # copies (same point, same label) exist: joins must look for them
+        self.has_copies = bool(np.any(y[pairs[:, 0]] == y[pairs[:, 1]]))
+        self.status = np.zeros(n, dtype=np.int8)  # 0: R, 1: S, 2: E
+        self.status[solution.free] = 1
+        self.status[solution.bounded] = 2
+        margin = y * self.decision - 1.0
+        self.tol = FACE_TOL * _scale(alpha, self.row_sums)
+        self.diagonal = np.diag(self.K).copy()
+        self.unit = max(float(np.mean(self.diagonal)), np.finfo(float).tiny)
+        self.copy_tol = IDENTICAL_TOL * max(float(np.max(self.diagonal)), np.finfo(float).tiny)
+        self.free, self.groups = self._copy_groups(solution.free)
+        self.mult = np.array([len(self.groups.get(int(i), (i,))) for i in self.free], float)
+        self.inverse = _bordered_inverse(self.K, y, self.free, self.unit)
+        self.exact = bool(
+            solution.exact
+            and self.inverse is not None
+            and _meets_kkt(margin, self.status, self.tol)
+        )
+        margin[solution.free] = 0.0
+        self.margin = margin
+        self.rows = self.K[self.free]
+
+    def _copy_groups(self, index):
+        """The first example of each group of copies in ``index`` (same label, feature-space
+        distance within :data:`svmtrust.optimal_face.IDENTICAL_TOL`), and the groups of more
+        than one, ``{first: members}``."""
+        if index.size == 0:
+            return index, {}
+        d = self.diagonal[index]
+        y = self.solution.y[index]
+        same = (d[:, None] + d[None, :] - 2.0 * self.K[np.ix_(index, index)] <= self.copy_tol) & (
+            y[:, None] == y[None, :]
+        )
+        first = np.argmax(same, axis=1)
+        heads = np.flatnonzero(first == np.arange(index.size))
+        groups = {int(index[h]): index[first == h] for h in heads if np.sum(first == h) > 1}
+        return index[heads], groups
+
+    def copies_of(self, i: int, status) -> np.ndarray:
+        """Example ``i`` and its copies off the margin set (``status != 1``), by the test of
+        :meth:`_copy_groups`."""
+        d = self.diagonal + self.diagonal[i] - 2.0 * self.K[i]
+        y = self.solution.y
+        return np.flatnonzero((d <= self.copy_tol) & (y == y[i]) & (status != 1))
+
+    @property
+    def n(self) -> int:
+        """The number of training examples."""
+        return self.K.shape[0]
+
+    def add(self, column, diagonal, label) -> Addition:
+        """The SVM of the training set plus one example ``c``: its canonical optimum.
+
+        Parameters
+        ----------
+        column : array_like of shape (n,)
+            ``k(x_i, x_c)`` for the training examples.
+        diagonal : float
+            ``k(x_c, x_c)``.
+        label : {-1, +1}
+            ``y_c``.
+
+        Returns
+        -------
+        Addition
+
+        Raises
+        ------
+        ValueError
+            On bad input (the message names the argument).
+        SolveError
+            When retraining fails (e.g. a hard margin on data that are not separable).
+        """
+        column = check_array(column, "column", ndim=1)
+        if column.size != self.n:
+            raise ValueError(f"column: expected {self.n} kernel values, got {column.size}")
+        return self._add(column, _check_diagonal(diagonal), _check_label(label))
+
+    def _add(self, column, diagonal: float, label: float) -> Addition:
+        """:meth:`add` on checked input."""
+        return _Addition(self, column, diagonal, label).run()
+
+
+class Additions:
+    """One new example added to several SVMs of the same training set, each label once.
+
+    A multi-class machine with ``c`` classes asks, for one test example, for ``c^2`` augmented
+    SVMs (``c`` candidate labels, ``c`` one-against-the-rest problems), but problem ``j`` sees
+    only whether the candidate is class ``j`` or not: ``2c`` distinct additions. They are
+    computed when first asked for and kept.
+
+    Parameters
+    ----------
+    machines : sequence of IncrementalSVM
+        The SVMs of one training set (one per problem).
+    column : array_like of shape (n,)
+        ``k(x_i, x_c)`` for the training examples.
+    diagonal : float
+        ``k(x_c, x_c)``.
+    """
+
+    def __init__(self, machines, column, diagonal):
+        machines = list(machines)
+        if not machines or not all(isinstance(m, IncrementalSVM) for m in machines):
+            raise ValueError("machines: expected a non-empty list of IncrementalSVM")
+        if len({m.n for m in machines}) > 1:
+            raise ValueError("machines: must share one training set (the same n)")
+        self.machines = machines
+        self.column = check_array(column, "column", ndim=1)
+        if self.column.size != machines[0].n:
+            raise ValueError(f"column: expected {machines[0].n} kernel values")
+        self.diagonal = _check_diagonal(diagonal)
+        self._done: dict = {}
+
+    def get(self, problem: int, label) -> Addition:
+        """The SVM of problem ``problem`` with the new example labelled ``label`` (-1 or +1).
+
+        Raises
+        ------
+        ValueError
+            On a problem index outside ``range(len(machines))`` or a label other than -1, +1.
+        """
+        problem = check_integer(problem, "problem", low=0, high=len(self.machines) - 1)
+        key = (problem, _check_label(label))
+        if key not in self._done:
+            self._done[key] = self.machines[problem]._add(self.column, self.diagonal, key[1])
+        return self._done[key]
+
+
+def _check_diagonal(diagonal) -> float:
+    """``k(x_c, x_c)`` as a finite non-negative float (a ``ValueError`` naming ``diagonal``)."""
+    value = check_numeric(diagonal, "diagonal")
+    if value.size != 1 or not np.isfinite(value).all() or value.flat[0] < 0:
+        raise ValueError(f"diagonal: expected one non-negative kernel value, got {diagonal!r}")
+    return float(value.flat[0])
+
+
+def _check_label(label) -> float:
+    """``label`` as -1.0 or +1.0 (a ``ValueError`` naming ``label``)."""
+    if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, float, np.number)):
+        raise ValueError(f"label: must be -1 or +1, got {label!r}")
+    if label not in (-1, 1):
+        raise ValueError(f"label: must be -1 or +1, got {label!r}")
+    return float(label)
+
+
+def _identical_pairs(K, block: int = 256) -> np.ndarray:
+    """Pairs ``(i, j)``, ``i < j``, of training points at feature-space distance
+    ``K_ii + K_jj - 2 K_ij`` within :data:`svmtrust.optimal_face.IDENTICAL_TOL` of
+    ``max(diag(K))``, shape (pairs, 2); computed by blocks of rows."""
+    diagonal = np.diag(K)
+    tol = IDENTICAL_TOL * max(float(np.max(diagonal)), np.finfo(float).tiny)
+    found = []
+    for start in range(0, K.shape[0], block):
+        rows = slice(start, start + block)
+        close = diagonal[rows, None] + diagonal[None, :] - 2.0 * K[rows] <= tol
+        i, j = np.nonzero(close)
+        i += start
+        found.append(np.column_stack([i[i < j], j[i < j]]))
+    return np.concatenate(found) if found else np.zeros((0, 2), dtype=int)
+
+
+def _append(values, last) -> np.ndarray:
+    """``values`` with one more entry ``last`` (the new example's), as a new array."""
+    out = np.empty(values.size + 1, dtype=np.result_type(values, last))
+    out[:-1], out[-1] = values, last
+    return out
+
+
+def _scale(alpha, row_sums) -> float:
+    """``max(1, max(alpha) max_i sum_j |K_ij|)``: a bound on every term of a margin, the unit of
+    the tolerances (as :func:`svmtrust.svm.fit_svm` measures KKT violations)."""
+    return max(1.0, float(np.max(alpha, initial=0.0)) * float(np.max(row_sums, initial=0.0)))
+
+
+def _meets_kkt(margin, status, tol) -> bool:
+    """Conditions (K) of the module notes, to ``tol``: ``g >= 0`` on R, ``g = 0`` on S,
+    ``g <= 0`` on E."""
+    return bool(
+        np.all(margin[status == 0] >= -tol)
+        and np.all(np.abs(margin[status == 1]) <= tol)
+        and np.all(margin[status == 2] <= tol)
+    )
+
+
+def _bordered(K_SS, y_S) -> np.ndarray:
+    """``B_S = [[0, y_S^T], [y_S, Q_SS]]``, system (B)."""
+    m = y_S.size
+    B = np.empty((m + 1, m + 1))
+    B[0, 0] = 0.0
+    B[0, 1:] = B[1:, 0] = y_S
+    B[1:, 1:] = K_SS * np.outer(y_S, y_S)
+    return B
+
+
+def _bordered_inverse(K, y, free, unit):
+    """``B_S^{-1}`` (empty for an empty ``S``; ``None`` when ``B_S`` is singular: ``Q_SS`` has an
+    eigenvalue at most :data:`SCHUR_TOL` times ``unit`` on ``{d : y_S^T d = 0}``)."""
+    if free.size == 0:
+        return np.zeros((0, 0))
+    Q = K[np.ix_(free, free)] * np.outer(y[free], y[free])
+    if not _definite_on(Q, y[free][None, :], SCHUR_TOL * unit):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+            return scipy.linalg.inv(_bordered(K[np.ix_(free, free)], y[free]))
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+        return None
+
+
+class _MarginSet:
+    """The margin set ``S`` along a path: its indices, their kernel rows (``|S| x n``), their
+    labels and ``B_S^{-1}``, kept in buffers that grow by doubling; a leaving index is replaced
+    by the last one, so that no event copies the set.
+
+    Copies of one example (:meth:`IncrementalSVM._copy_groups`) make ``B_S`` singular; a group
+    of copies enters ``S`` as one index, its first, whose variable in system (B) is the group's
+    total multiplier (the copies have equal columns), and the copies share it equally, which is
+    the split of smallest norm. ``mult`` holds each index's group size and ``groups`` the
+    members of groups of more than one.
+    """
+
+    def __init__(self, base: IncrementalSVM):
+        m, n = base.free.size, base.n
+        cap = max(2 * m, 16)
+        self.K, self.m = base.K, m
+        self.index = np.empty(cap, dtype=int)
+        self.index[:m] = base.free
+        self.mult = np.empty(cap)
+        self.mult[:m] = base.mult
+        self.groups = dict(base.groups)
+        self.labels = np.empty(cap)
+        self.labels[:m] = base.solution.y[base.free]
+        self.rows = np.empty((cap, n))
+        self.rows[:m] = base.rows
+        self.inverse = np.empty((cap + 1, cap + 1))
+        self.inverse[: m + 1, : m + 1] = base.inverse if m else 0.0
+        self.position = np.full(n, -1)  # position of each example in S, -1 off S
+        self.position[base.free] = np.arange(m)
+
+    def __len__(self) -> int:
+        return self.m
+
+    def _reserve(self):
+        """Double the buffers when they are full."""
+        cap = self.index.size
+        if self.m < cap:
+            return
+        self.index = np.r_[self.index, np.empty(cap, dtype=int)]
+        self.mult = np.r_[self.mult, np.empty(cap)]
+        self.labels = np.r_[self.labels, np.empty(cap)]
+        self.rows = np.vstack([self.rows, np.empty_like(self.rows)])
+        inverse = np.empty((2 * cap + 1, 2 * cap + 1))
+        inverse[: cap + 1, : cap + 1] = self.inverse[: cap + 1, : cap + 1]
+        self.inverse = inverse
+
+    def grow(self, i: int, label: float, floor: float, members) -> bool:
+        """Add example ``i`` (and its copies ``members``, ``i`` among them, or ``i`` alone) by bordering
+        ``B_S^{-1}``; ``False`` (and no change) when the Schur complement of ``Q_ii`` is at most
+        ``floor`` (the margin set would be singular)."""
+        m, K_ii = self.m, self.K[i, i]
+        if m == 0:  # [[0, y_i], [y_i, Q_ii]]^{-1}
+            block = np.array([[-K_ii, label], [label, 0.0]])
+        else:
+            v = np.empty(m + 1)
+            v[0] = label
+            v[1:] = label * self.labels[:m] * self.rows[:m, i]
+            R = self.inverse[: m + 1, : m + 1]
+            w = -(R @ v)
+            schur = K_ii + v @ w
+            if schur <= floor:
+                return False
+        self._reserve()
+        if m == 0:
+            self.inverse[:2, :2] = block
+        else:
+            R = self.inverse[: m + 1, : m + 1]
+            R += np.outer(w, w / schur)
+            self.inverse[m + 1, : m + 1] = self.inverse[: m + 1, m + 1] = w / schur
+            self.inverse[m + 1, m + 1] = 1.0 / schur
+        self.index[m], self.labels[m], self.position[i] = i, label, m
+        self.mult[m] = np.size(members)
+        if np.size(members) > 1:
+            self.groups[i] = members
+        self.rows[m] = self.K[i]
+        self.m = m + 1
+        return True
+
+    def remove(self, p: int):
+        """Remove the example at position ``p``: ``B^{-1}`` without row and column ``q = p + 1``
+        is ``R - R_{:q} R_{q:} / R_qq`` on the others; the last position moves into ``p``."""
+        m, q = self.m, p + 1
+        R = self.inverse[: m + 1, : m + 1]
+        self.position[self.index[p]] = -1
+        if m == 1:
+            self.m = 0
+            return
+        R -= np.outer(R[:, q], R[q, :] / R[q, q])
+        last = m  # the row of B of the last position
+        if q != last:
+            R[q, :] = R[last, :]
+            R[:, q] = R[:, last]
+            R[q, q] = R[last, last]
+            self.index[p], self.labels[p] = self.index[m - 1], self.labels[m - 1]
+            self.mult[p] = self.mult[m - 1]
+            self.rows[p] = self.rows[m - 1]
+            self.position[self.index[p]] = p
+        self.m = m - 1
+
+
+class _Addition:
+    """The state of one addition (private: :meth:`IncrementalSVM.add` checked its input)."""
+
+    def __init__(self, base: IncrementalSVM, column, diagonal, label):
+        self.base, self.k, self.kcc, self.yc = base, column, diagonal, label
+        sol = base.solution
+        self.y, self.C = sol.y, sol.C
+        self.fc = float(column @ sol.coef) + sol.b
+        self.gc = label * self.fc - 1.0
+        self.row_sums = _append(
+            base.row_sums + np.abs(column), np.sum(np.abs(column)) + abs(diagonal)
+        )
+        self.labels = _append(self.y, label)
+        self.tol = FACE_TOL * _scale(sol.alpha, self.row_sums)
+
+    # -- the routes --------------------------------------------------------------------
+
+    def run(self) -> Addition:
+        """Follow the route the new example needs (module notes)."""
+        if not self.base.exact:
+            return self._retrain()
+        if self.gc > self.tol:
+            return self._outside()
+        return self._path()
+
+    def _outside(self) -> Addition:
+        """``g_c > 0``: the training optimum with ``alpha_c = 0`` meets (K) and its face is the
+        training one, so it is the canonical optimum of the augmented set."""
+        sol = self.base.solution
+        y = self.labels
+        alpha = _append(sol.alpha, 0.0)
+        decision = _append(self.base.decision, self.fc)
+        b = sol.b
+        if sol.free.size == 0:  # the bias is the midpoint of an interval c also bounds
+            b = _bias(y, alpha, decision - sol.b, sol.C)
+            decision += b - sol.b
+        solution = SVMSolution(
+            alpha=alpha,
+            b=b,
+            y=y,
+            C=sol.C,
+            objective=sol.objective,
+            status="optimal",
+            solver="incremental",
+            support=sol.support,
+            free=sol.free,
+            bounded=sol.bounded,
+            on_margin=sol.on_margin,
+            exact=True,
+        )
+        return Addition(solution, decision, "outside", 0)
+
+    def _retrain(self) -> Addition:
+        """:func:`svmtrust.svm.fit_svm` on the augmented Gram matrix, as retraining does."""
+        gram = self._gram()
+        sol = fit_svm(gram, self.labels, self.C, self.base.solver, check_kernel=False)
+        return Addition(sol, gram @ sol.coef + sol.b, "retrain", 0)
+
+    def _gram(self) -> np.ndarray:
+        """The augmented Gram matrix (only the canonical step and retraining need it)."""
+        K = self.base.K
+        return np.block([[K, self.k[:, None]], [self.k[None, :], np.array([[self.kcc]])]])
+
+    # -- the path ----------------------------------------------------------------------
+
+    def _path(self) -> Addition:
+        """Raise ``alpha_c`` from 0 through events 1-4 of the module notes, then
+        :meth:`_finish`; retrain when the path cannot go on exactly (a singular margin set, a
+        segment no event ends, more than ``10 (n + 1)`` events)."""
+        base, y, C, k, yc = self.base, self.y, self.C, self.k, self.yc
+        n, finite = base.n, np.isfinite(C)
+        alpha, b, ac, gc = base.solution.alpha.copy(), base.solution.b, 0.0, self.gc
+        status, margin = base.status.copy(), base.margin.copy()
+        decision = base.decision.copy()
+        # +1 on R, -1 on E, 0 on S: an example off S reaches the margin when side * gamma < 0
+        side = np.where(status == 0, 1.0, np.where(status == 2, -1.0, 0.0))
+        S = _MarginSet(base)
+        qc, yck = yc * y * k, yc * k
+        floor = SCHUR_TOL * base.unit
+        events = 0
+        while True:
+            if gc >= -self.tol:  # on the margin (a training event took it there, to rounding)
+                c_status = 1 if ac > 0 else 0
+                break
+            events += 1
+            if events > 10 * (n + 1):
+                return self._retrain()
+            m = len(S)
+            index = S.index[:m]
+            if m:
+                u = np.empty(m + 1)
+                u[0] = yc
+                u[1:] = qc[index]
+                beta = -(S.inverse[: m + 1, : m + 1] @ u)
+                beta_b, beta_S = beta[0], beta[1:]  # rates of the groups' totals
+                coef_S = S.labels[:m] * beta_S
+                rate_S = beta_S / S.mult[:m]  # rates of each copy's multiplier
+                rate_f = coef_S @ S.rows[:m]
+                rate_f += beta_b
+                rate_f += yck
+                gamma_c = self.kcc + u[1:] @ beta_S + yc * beta_b  # y_c Q_cS = u[1:]
+                rate_c = 1.0
+            else:  # the bias alone moves, towards y_c
+                beta_b, rate_S = yc, np.zeros(0)
+                rate_f = np.full(n, yc)
+                gamma_c, rate_c = 1.0, 0.0
+            gamma = y * rate_f
+            fall = -gamma
+            room = np.divide(margin, fall, out=np.full(n, np.inf), where=side * fall > 0)
+            if m:
+                a_S = alpha[index]
+                room_S = np.divide(a_S, -rate_S, out=np.full(m, np.inf), where=rate_S < 0)
+                if finite:
+                    np.divide(C - a_S, rate_S, out=room_S, where=rate_S > 0)
+                room[index] = room_S
+            np.maximum(room, 0.0, out=room)
+            first = int(np.argmin(room))
+            t_train = float(room[first])
+            t_margin = -gc / gamma_c if gamma_c > 0 else np.inf
+            t_bound = C - ac if rate_c > 0 and finite else np.inf
+            t = min(t_train, t_margin, t_bound)
+            if not np.isfinite(t):
+                return self._retrain()  # no event: with C = inf, the data are not separable
+            alpha[index] += t * rate_S
+            ac += t * rate_c
+            b += t * beta_b
+            decision += t * rate_f
+            margin += t * gamma  # (rounding on S's margins is reset when they leave)
+            gc += t * gamma_c
+            if t_margin <= t_train and t_margin <= t_bound:  # event 1
+                gc, c_status = 0.0, 1 if ac > 0 else 0
+                break
+            if t_bound <= t_train:  # event 2
+                ac, c_status = C, 2
+                break
+            if status[first] == 1:  # event 3: leaves the margin set
+                p = S.position[first]
+                up = rate_S[p] > 0
+                members = S.groups.pop(first, first)
+                alpha[members], margin[members] = (C if up else 0.0), 0.0
+                status[members], side[members] = (2, -1.0) if up else (0, 1.0)
+                S.remove(p)
+            else:  # event 4: joins the margin set, with its copies
+                members = base.copies_of(first, status) if base.has_copies else first
+                margin[members] = 0.0
+                if not S.grow(first, y[first], floor, members):
+                    return self._retrain()
+                if base.has_copies and members.size > 1:  # copies share their total equally
+                    alpha[members] = np.mean(alpha[members])
+                status[members], side[members] = 1, 0.0
+        return self._finish(events, alpha, ac, b, status, c_status, decision, S)
+
+    # -- the end -----------------------------------------------------------------------
+
+    def _finish(self, events, alpha, ac, b, status, c_status, decision, S) -> Addition:
+        """Polish, check (K), decide the face (module notes) and assemble the solution."""
+        n, y_c = self.base.n, self.yc
+        y = self.labels
+        status = _append(status, c_status).astype(np.int8)
+        alpha = _append(alpha, ac)
+        alpha[status == 0] = 0.0
+        if np.isfinite(self.C):
+            alpha[status == 2] = self.C
+        m = len(S)
+        heads, mult = S.index[:m], S.mult[:m]
+        for head, members in S.groups.items():  # copies share their group's multiplier
+            alpha[members] = alpha[head]
+        polished = self._polish(alpha, b, status, S)
+        if polished is None:
+            return self._retrain()
+        # the training decision values follow the polish's (rounding-sized) change of the
+        # margin set's totals (on S's rows, or the new example's column) and of b
+        new_alpha, new_b = polished
+        change = (new_alpha - alpha) * y
+        decision = decision + (change[heads] * mult) @ S.rows[:m] + change[n] * self.k
+        decision += new_b - b
+        alpha, b = new_alpha, new_b
+        decision = _append(decision, self.k @ (alpha[:n] * self.y) + self.kcc * alpha[n] * y_c + b)
+        margin = y * decision - 1.0
+        tol = FACE_TOL * _scale(alpha, self.row_sums)
+        if not _meets_kkt(margin, status, tol):
+            return self._retrain()
+        free = np.flatnonzero(status == 1)
+        heads = S.index[:m][status[S.index[:m]] == 1]
+        if status[n] == 1:
+            heads = _append(heads, n)
+        if not self._single_point(heads, status, margin, y, tol):
+            return self._canonical(alpha, events)
+        near = np.flatnonzero(
+            (status != 1) & (np.abs(margin) <= EXACT_TOL * _scale(alpha, self.row_sums))
+        )
+        if near.size:  # the canonical optimum's own unit: max_i sum_j |Q_ij| alpha_j
+            support = np.flatnonzero(alpha > 0)
+            scale = max(1.0, float(np.max(np.abs(self._rows(support)).T @ alpha[support])))
+            near = near[np.abs(margin[near]) <= EXACT_TOL * scale]
+        b_kkt = _bias(y, alpha, decision - b, self.C)
+        decision += b_kkt - b
+        coef = alpha * y
+        solution = SVMSolution(
+            alpha=alpha,
+            b=b_kkt,
+            y=y,
+            C=self.C,
+            objective=float(np.sum(alpha) - 0.5 * coef @ (decision - b_kkt)),
+            status="optimal",
+            solver="incremental",
+            support=np.flatnonzero(alpha > 0),
+            free=free,
+            bounded=np.flatnonzero(status == 2),
+            n_iter=events,
+            on_margin=np.union1d(free, near),
+            exact=True,
+        )
+        return Addition(solution, decision, "path", events)
+
+    def _polish(self, alpha, b, status, S):
+        """Solve system (B) of the final margin set from scratch: ``(alpha, b)``, or ``None``
+        when it is singular or puts a margin multiplier outside ``[0, C]``.
+
+        The unknowns are the totals of the groups of copies in ``S`` (and the new example's
+        multiplier when it joined); each copy gets its share. Events that tie end a path with a
+        margin multiplier at its bound up to rounding (it reached 0 at the step ``alpha_c``
+        reached ``C``, say); such a group is set on its bound and leaves the margin set
+        (``status`` is updated in place), and the system is solved again.
+        """
+        n, y, alpha = self.base.n, self.labels, alpha.copy()
+        m = len(S)
+        heads, mult = _append(S.index[:m], n), _append(S.mult[:m], 1.0)
+        members = [S.groups.get(int(h), h) for h in heads[:m]] + [n]
+        # the kernel block of the heads and the new example, (m + 1) x (m + 1)
+        block = np.empty((m + 1, m + 1))
+        block[:m, :m], block[:m, m] = S.rows[:m][:, heads[:m]], self.k[heads[:m]]
+        block[m, :m], block[m, m] = self.k[heads[:m]], self.kcc
+        keep = status[heads] == 1
+        for _ in range(heads.size + 1):
+            if not np.any(keep):
+                return alpha, b
+            on = heads[keep]
+            fixed = alpha * y
+            fixed[status == 1] = 0.0
+            # f of the heads and the new example from the multipliers that stay fixed
+            known = np.empty(m + 1)
+            known[:m] = S.rows[:m] @ fixed[:n] + self.k[heads[:m]] * fixed[n]
+            known[m] = self.k @ fixed[:n] + self.kcc * fixed[n]
+            B = _bordered(block[np.ix_(keep, keep)], y[on])
+            rhs = np.empty(on.size + 1)
+            rhs[0], rhs[1:] = -np.sum(fixed), 1.0 - y[on] * known[keep]
+            try:
+                solved = np.linalg.solve(B, rhs)
+            except np.linalg.LinAlgError:
+                return None
+            values = solved[1:] / mult[keep]  # each copy's share
+            slack = TIE_TOL * max(float(np.max(values)), float(np.max(alpha)))
+            if np.any(values < -slack) or np.any(values > self.C + slack):
+                return None
+            values = np.clip(values, 0.0, self.C)
+            done = True
+            for h, value in zip(np.flatnonzero(keep), values):
+                group = members[h]
+                if value <= slack or value >= self.C - slack:  # reached its bound in a tie
+                    alpha[group] = 0.0 if value <= slack else self.C
+                    status[group] = 0 if value <= slack else 2
+                    keep[h], done = False, False
+                else:
+                    alpha[group] = value
+            if done:
+                return alpha, float(solved[0])
+        return None
+
+    def _rows(self, index) -> np.ndarray:
+        """Rows ``index`` of the augmented Gram matrix, shape (len(index), n + 1)."""
+        n = self.base.n
+        out = np.empty((index.size, n + 1))
+        is_new = index == n
+        out[~is_new, :n] = self.base.K[index[~is_new]]
+        out[~is_new, n] = self.k[index[~is_new]]
+        out[is_new, :n] = self.k
+        out[is_new, n] = self.kcc
+        return out
+
+    def _single_point(self, S, status, margin, y, tol) -> bool:
+        """Whether the optimal face is one point up to splits among copies: the bordered matrix
+        of ``M`` (the heads ``S`` of the margin set's groups of copies, and the examples at a
+        bound with ``g_i = 0``, to ``tol``) is non-singular, decided by the Schur complement of
+        ``B_S`` (module notes). Copies share their total equally, the split of smallest norm."""
+        extra = np.flatnonzero((status != 1) & (np.abs(margin) <= tol))
+        if extra.size == 0:
+            return True
+        floor = SCHUR_TOL * self.base.unit
+        K_X = self._rows(extra)
+        Q_XX = K_X[:, extra] * np.outer(y[extra], y[extra])
+        if S.size == 0:  # B_M is singular iff Q_XX is singular on {y_X^T d = 0}
+            return _definite_on(Q_XX, y[extra][None, :], floor)
+        V = np.vstack([y[extra][None, :], y[S][:, None] * y[extra][None, :] * K_X[:, S].T])
+        B = _bordered(self._rows(S)[:, S], y[S])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+                schur = Q_XX - V.T @ scipy.linalg.solve(B, V, assume_a="sym")
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+            return False
+        return bool(np.min(np.linalg.eigvalsh((schur + schur.T) / 2.0)) > floor)
+
+    def _canonical(self, alpha, events) -> Addition:
+        """The canonical step from the optimum reached (:func:`svmtrust.svm.canonical_solution`)."""
+        gram = self._gram()
+        sol = canonical_solution(gram, self.labels, self.C, alpha)
+        if not sol.exact:
+            return self._retrain()
+        return Addition(sol, gram @ sol.coef + sol.b, "canonical", events)
+
+
+def _bias(y, alpha, values, C) -> float:
+    """The bias of :func:`svmtrust.svm.kkt_bias` from the decision values without bias."""
+    free = (alpha > 0) & (alpha < C)
+    return equality_multiplier(y * values - 1.0, y, free, alpha == C)
+
+
+def _definite_on(Q, border, floor) -> bool:
+    """Whether ``Q`` is positive definite on ``{d : border d = 0}`` (eigenvalues above ``floor``)."""
+    _, _, vt = np.linalg.svd(border)
+    basis = vt[np.linalg.matrix_rank(border) :].T
+    if basis.shape[1] == 0:
+        return True
+    reduced = basis.T @ Q @ basis
+    return bool(np.min(np.linalg.eigvalsh((reduced + reduced.T) / 2.0)) > floor)
