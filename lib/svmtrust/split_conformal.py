@@ -29,12 +29,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import conformal
 from .conformal import default_validation_size
 from .kernels import rbf_kernel
+from .one_vs_rest import fit_one_vs_rest, own_class_strangeness, scaled_decisions
 from .svm import SOLVERS
-from .svm_distance import (
-    fit_one_vs_rest,
-    own_class_strangeness,
-    scaled_decisions,
-)
 from .validation import (
     check_bool,
     check_C,
@@ -49,6 +45,12 @@ from .validation import (
     check_test_data,
     kernel_block,
 )
+
+__all__ = [
+    "ClassLeftOut",
+    "calibration_count",
+    "SplitConformalSVM",
+]
 
 #: The two p-value conventions: eq. (S) with the region ``p > eps``, or Hardoon et al.'s.
 CONVENTIONS = ("conformal", "hardoon")
@@ -98,7 +100,7 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
     proper_index_, calibration_index_ : ndarray of int
         Positions in the training set.
     svms_ : list of SVMSolution
-        The SVM(s) of the proper training set (:func:`svmtrust.svm_distance.fit_one_vs_rest`).
+        The SVM(s) of the proper training set (:func:`svmtrust.one_vs_rest.fit_one_vs_rest`).
     calibration_scores_ : ndarray of shape (q,)
         Strangeness (D) of the calibration examples under their own labels.
 

@@ -40,6 +40,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import conformal
 from .incremental_svm import METHODS, Additions, IncrementalSVM
 from .kernels import rbf_kernel
+from .one_vs_rest import (
+    fit_one_vs_rest,
+    own_class_strangeness,
+    problem_signs,
+    problems,
+)
 from .svm import OUTSIDE_MARGIN_TOL, SOLVERS, SVMSolution, check_solution, fit_svm
 from .validation import (
     check_array,
@@ -52,12 +58,15 @@ from .validation import (
     check_class_labels,
     check_fit_data,
     check_indices,
-    check_integer,
     check_kernel_gram,
-    check_kernel_matrix,
     check_test_data,
     kernel_block,
 )
+
+__all__ = [
+    "kkt_margins",
+    "DistanceTCM",
+]
 
 #: Strangeness values of one bag that agree within this fraction of the largest are tied
 #: (:func:`svmtrust.conformal.merge_ties`): distances computed from the canonical optimum carry
@@ -65,48 +74,6 @@ from .validation import (
 TIE_TOL = 1e-9
 
 # --------------------------------------------------------------------------- the score
-
-
-def _problem_signs(codes, c: int, n_classes: int) -> np.ndarray:
-    """Labels in {-1, +1} of the SVM of class ``c`` against the rest.
-
-    With two classes there is one SVM, class index 1 against class index 0 (``c`` is ignored).
-    """
-    target = 1 if n_classes == 2 else c
-    return np.where(np.asarray(codes) == target, 1.0, -1.0)
-
-
-def _problems(n_classes: int) -> range:
-    """Class indices of the SVMs: one binary SVM, or one per class against the rest."""
-    return range(1, 2) if n_classes == 2 else range(n_classes)
-
-
-def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list[SVMSolution]:
-    """The SVMs of the strangeness (D): the binary SVM, or one per class against the rest.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Gram matrix: checked square and finite; positive semi-definite by construction (not
-        checked again).
-    codes : ndarray of int, shape (n,)
-        Class index of each example, in ``0 .. n_classes - 1``.
-    n_classes : int
-    C : float
-    solver : {"libsvm", "cvxpy"}
-
-    Returns
-    -------
-    list of SVMSolution
-        The binary SVM (class index 1 against 0), or one per class against the rest.
-    """
-    K = check_kernel_matrix(K, "K", full=False)
-    n_classes = check_integer(n_classes, "n_classes", low=2)
-    codes = check_indices(codes, "codes", n_classes, size=K.shape[0])
-    return [
-        fit_svm(K, _problem_signs(codes, c, n_classes), C, solver, check_kernel=False)
-        for c in _problems(n_classes)
-    ]
 
 
 def kkt_margins(solution: SVMSolution, K_rows) -> np.ndarray:
@@ -142,65 +109,10 @@ def _kkt_clipped(solution: SVMSolution, margins) -> np.ndarray:
     return margins
 
 
-def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
-    """Strangeness (D) from the signed distances of every example under every SVM.
-
-    Parameters
-    ----------
-    values : ndarray of shape (m, n_problems)
-        ``f_j(x) / ||w_j||`` of each example under each SVM of :func:`fit_one_vs_rest`.
-    codes : ndarray of int, shape (m,)
-        The class index each example is labelled with.
-    n_classes : int
-
-    Returns
-    -------
-    ndarray of shape (m,)
-        ``-f(x) / ||w||`` for class index 1 and ``+f(x) / ||w||`` for class index 0 with two
-        classes; ``-f_c(x) / ||w_c||`` for class ``c`` otherwise.
-    """
-    values = check_array(values, "values", ndim=2)
-    n_classes = check_integer(n_classes, "n_classes", low=2)
-    width = len(_problems(n_classes))
-    if values.shape[1] != width:
-        raise ValueError(
-            f"values: expected {width} columns for {n_classes} classes, got {values.shape[1]}"
-        )
-    codes = check_indices(codes, "codes", n_classes, size=values.shape[0])
-    if n_classes == 2:
-        return np.where(codes == 1, -values[:, 0], values[:, 0])
-    return -values[np.arange(codes.size), codes]
-
-
 def _signed_distances(solution: SVMSolution, margins) -> np.ndarray:
     """``y_i f(x_i) / ||w||`` from the margins (``f / max(||w||, tiny)`` when ``w = 0``)."""
     norm = np.sqrt(max(solution.w_norm_squared, 0.0))
     return solution.y * margins / max(norm, np.finfo(float).tiny)
-
-
-def scaled_decisions(solutions, K_rows) -> np.ndarray:
-    """``f_j(x) / ||w_j||`` of new examples under each SVM: shape (m, n_problems).
-
-    A hyperplane with ``w = 0`` gives ``f / max(||w||, tiny)``.
-
-    Parameters
-    ----------
-    solutions : list of SVMSolution
-        The SVMs of :func:`fit_one_vs_rest`, all on the same ``n`` training examples.
-    K_rows : ndarray of shape (m, n)
-        Kernel values between the new examples and those training examples.
-    """
-    K_rows = check_array(K_rows, "K_rows", ndim=2)
-    if not isinstance(solutions, (list, tuple)) or not solutions:
-        raise ValueError(f"solutions: expected a non-empty list of SVMSolution, got {solutions!r}")
-    solutions = [check_solution(s, K_rows.shape[1], name="solutions") for s in solutions]
-    return np.column_stack(
-        [
-            s.decision_function(K_rows)
-            / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
-            for s in solutions
-        ]
-    )
 
 
 # --------------------------------------------------------------------------- the machine
@@ -326,8 +238,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         n_classes = self.classes_.size
         codes = check_indices(codes, "codes", n_classes, size=n)
         columns, solves = [], 0
-        for c, base in zip(_problems(n_classes), self.base_):
-            sol, solved = self._augmented(base, gram, _problem_signs(codes, c, n_classes))
+        for c, base in zip(problems(n_classes), self.base_):
+            sol, solved = self._augmented(base, gram, problem_signs(codes, c, n_classes))
             solves += solved
             columns.append(_signed_distances(sol, kkt_margins(sol, gram)))
         return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
@@ -339,8 +251,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         n_classes = self.classes_.size
         codes = np.r_[self.codes_, code]
         columns, solves = [], 0
-        for problem, c in enumerate(_problems(n_classes)):
-            added = additions.get(problem, _problem_signs(codes[-1:], c, n_classes)[0])
+        for problem, c in enumerate(problems(n_classes)):
+            added = additions.get(problem, problem_signs(codes[-1:], c, n_classes)[0])
             sol = added.solution
             solves += added.route != "outside"
             columns.append(_signed_distances(sol, _kkt_clipped(sol, sol.y * added.decision)))

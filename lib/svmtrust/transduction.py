@@ -57,6 +57,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import conformal
 from .incremental_svm import METHODS, Additions, IncrementalSVM
 from .kernels import linear_kernel
+from .one_vs_rest import problem_signs, problems
 from .rank_sum import rank_sum_p_value
 from .svm import (
     OUTSIDE_MARGIN_TOL,
@@ -78,6 +79,14 @@ from .validation import (
     check_kernel_gram,
     kernel_block,
 )
+
+__all__ = [
+    "Hypotheses",
+    "JointHypotheses",
+    "TransductiveSVM",
+    "break_ties",
+    "margin_transduction",
+]
 
 #: Rules for a tie of the largest p-value (:attr:`TransductiveSVM.tie_break`).
 TIE_BREAKS = ("objective", "first")
@@ -291,8 +300,10 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self.gram_ = self.checked_gram_.matrix
         self.X_train_ = X
         self.base_ = [
-            self._solve(self.gram_, self._problem_signs(self.codes_, c), "the training set")
-            for c in self._problems()
+            self._solve(
+                self.gram_, problem_signs(self.codes_, c, self.classes_.size), "the training set"
+            )
+            for c in problems(self.classes_.size)
         ]
         if self.method == "incremental":
             self.incremental_ = IncrementalSVM.of_solutions(self.gram_, self.base_, self.solver)
@@ -326,15 +337,6 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             raise ValueError("method: the model was fitted with method='retrain'; fit it again")
         new = check_augmented_kernel(self.checked_gram_, cross, new)
         return None, Additions(self.incremental_, cross[:, 0], new[0, 0])
-
-    def _problems(self) -> range:
-        """Class indices of the SVMs: the binary SVM (class 1 against 0), or one per class."""
-        return range(1, 2) if self.classes_.size == 2 else range(self.classes_.size)
-
-    @staticmethod
-    def _problem_signs(codes, c: int) -> np.ndarray:
-        """Labels of the SVM of class ``c`` against the rest: +1 for class ``c``, else -1."""
-        return np.where(codes == c, 1.0, -1.0)
 
     def _solve_augmented(self, gram, y, problem: int, what: str, additions=None):
         """Multipliers, ``||w||^2`` and optimal value of one augmented SVM.
@@ -375,9 +377,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         SVM up to sign. ``additions``: see :meth:`_solve_augmented`.
         """
         strangeness, w2, objective = np.empty(codes.size), 0.0, 0.0
-        for problem, c in enumerate(self._problems()):
+        for problem, c in enumerate(problems(self.classes_.size)):
             alpha, w2_c, obj_c = self._solve_augmented(
-                gram, self._problem_signs(codes, c), problem, what, additions
+                gram, problem_signs(codes, c, self.classes_.size), problem, what, additions
             )
             own = codes == c if self.classes_.size > 2 else slice(None)
             strangeness[own] = alpha[own]
@@ -485,7 +487,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             for code, label in enumerate(self.classes_):
                 codes = np.r_[self.codes_, code]
                 problem = 0 if binary else code
-                signs = self._problem_signs(codes, 1 if binary else code)
+                signs = problem_signs(codes, code, self.classes_.size)
                 what = f"the training set plus test example {i} labelled {label}"
                 base = self.base_[problem]
                 alpha, _, objective = self._solve_augmented(gram, signs, problem, what, additions)

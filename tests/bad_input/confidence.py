@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse
 from svmtrust import efficiency
+from svmtrust import one_vs_rest as ovr
 from svmtrust import svm_distance as sd
 from svmtrust.experiments import confidence_compared as protocol
 from svmtrust.kernels import rbf_kernel
@@ -283,47 +284,61 @@ CASES = (
             lambda: calibration_count(10, 0.01),
             "calibration_size",
         ),
-        # svm_distance's shared helpers
+        # the one-against-the-rest helpers
+        ("svmtrust.one_vs_rest.problems", "one class", lambda: ovr.problems(1), "n_classes"),
+        ("svmtrust.one_vs_rest.problems", "a float", lambda: ovr.problems(2.0), "n_classes"),
         (
-            "svmtrust.svm_distance.fit_one_vs_rest",
-            "codes out of range",
-            lambda: sd.fit_one_vs_rest(K, CODES + 1, 2, 1.0),
-            "codes",
+            "svmtrust.one_vs_rest.problem_signs",
+            "class out of range",
+            lambda: ovr.problem_signs(CODES, 3, 3),
+            "c",
         ),
         (
-            "svmtrust.svm_distance.fit_one_vs_rest",
-            "codes too short",
-            lambda: sd.fit_one_vs_rest(K, CODES[:-1], 2, 1.0),
-            "codes",
-        ),
-        (
-            "svmtrust.svm_distance.fit_one_vs_rest",
-            "one class",
-            lambda: sd.fit_one_vs_rest(K, CODES, 1, 1.0),
+            "svmtrust.one_vs_rest.problem_signs",
+            "n_classes 1",
+            lambda: ovr.problem_signs(CODES, 0, 1),
             "n_classes",
         ),
         (
-            "svmtrust.svm_distance.fit_one_vs_rest",
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "codes out of range",
+            lambda: ovr.fit_one_vs_rest(K, CODES + 1, 2, 1.0),
+            "codes",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "codes too short",
+            lambda: ovr.fit_one_vs_rest(K, CODES[:-1], 2, 1.0),
+            "codes",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "one class",
+            lambda: ovr.fit_one_vs_rest(K, CODES, 1, 1.0),
+            "n_classes",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
             "K not square",
-            lambda: sd.fit_one_vs_rest(K[:, :4], CODES, 2, 1.0),
+            lambda: ovr.fit_one_vs_rest(K[:, :4], CODES, 2, 1.0),
             "K",
         ),
         (
-            "svmtrust.svm_distance.fit_one_vs_rest",
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
             "K NaN",
-            lambda: sd.fit_one_vs_rest(nan(K), CODES, 2, 1.0),
+            lambda: ovr.fit_one_vs_rest(nan(K), CODES, 2, 1.0),
             "K",
         ),
         (
-            "svmtrust.svm_distance.fit_one_vs_rest",
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
             "C negative",
-            lambda: sd.fit_one_vs_rest(K, CODES, 2, -1.0),
+            lambda: ovr.fit_one_vs_rest(K, CODES, 2, -1.0),
             "C",
         ),
         (
-            "svmtrust.svm_distance.fit_one_vs_rest",
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
             "solver unknown",
-            lambda: sd.fit_one_vs_rest(K, CODES, 2, 1.0, solver="smo"),
+            lambda: ovr.fit_one_vs_rest(K, CODES, 2, 1.0, solver="smo"),
             "solver",
         ),
         (
@@ -351,57 +366,57 @@ CASES = (
             "K_rows",
         ),
         (
-            "svmtrust.svm_distance.own_class_strangeness",
+            "svmtrust.one_vs_rest.own_class_strangeness",
             "values 1-D",
-            lambda: sd.own_class_strangeness(np.ones(4), np.zeros(4, int), 2),
+            lambda: ovr.own_class_strangeness(np.ones(4), np.zeros(4, int), 2),
             "values",
         ),
         (
-            "svmtrust.svm_distance.own_class_strangeness",
+            "svmtrust.one_vs_rest.own_class_strangeness",
             "values too narrow for 3 classes",
-            lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4, int), 3),
+            lambda: ovr.own_class_strangeness(np.ones((4, 1)), np.zeros(4, int), 3),
             "values",
         ),
         (
-            "svmtrust.svm_distance.own_class_strangeness",
+            "svmtrust.one_vs_rest.own_class_strangeness",
             "codes out of range",
-            lambda: sd.own_class_strangeness(np.ones((4, 3)), np.full(4, 3), 3),
+            lambda: ovr.own_class_strangeness(np.ones((4, 3)), np.full(4, 3), 3),
             "codes",
         ),
         (
-            "svmtrust.svm_distance.own_class_strangeness",
+            "svmtrust.one_vs_rest.own_class_strangeness",
             "codes floats",
-            lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4), 2),
+            lambda: ovr.own_class_strangeness(np.ones((4, 1)), np.zeros(4), 2),
             "codes",
         ),
         (
-            "svmtrust.svm_distance.own_class_strangeness",
+            "svmtrust.one_vs_rest.own_class_strangeness",
             "n_classes a float",
-            lambda: sd.own_class_strangeness(np.ones((4, 1)), np.zeros(4, int), 2.0),
+            lambda: ovr.own_class_strangeness(np.ones((4, 1)), np.zeros(4, int), 2.0),
             "n_classes",
         ),
         (
-            "svmtrust.svm_distance.scaled_decisions",
+            "svmtrust.one_vs_rest.scaled_decisions",
             "solutions empty",
-            lambda: sd.scaled_decisions([], K),
+            lambda: ovr.scaled_decisions([], K),
             "solutions",
         ),
         (
-            "svmtrust.svm_distance.scaled_decisions",
+            "svmtrust.one_vs_rest.scaled_decisions",
             "solutions one SVMSolution, not a list",
-            lambda: sd.scaled_decisions(SOL, K),
+            lambda: ovr.scaled_decisions(SOL, K),
             "solutions",
         ),
         (
-            "svmtrust.svm_distance.scaled_decisions",
+            "svmtrust.one_vs_rest.scaled_decisions",
             "K_rows of other width",
-            lambda: sd.scaled_decisions([SOL], K[:, :4]),
+            lambda: ovr.scaled_decisions([SOL], K[:, :4]),
             "solutions",
         ),
         (
-            "svmtrust.svm_distance.scaled_decisions",
+            "svmtrust.one_vs_rest.scaled_decisions",
             "K_rows NaN",
-            lambda: sd.scaled_decisions([SOL], nan(K)),
+            lambda: ovr.scaled_decisions([SOL], nan(K)),
             "K_rows",
         ),
         # the checks shared by both machines

@@ -1,0 +1,131 @@
+"""Several classes as SVMs of one class against the rest.
+
+An SVM separates two classes. With ``c > 2`` classes the book's machines train ``c`` SVMs, each
+of one class (labelled +1) against the others (-1), and score an example of class ``j`` with
+the SVM of its own class; with two classes they train one SVM, class index 1 against class
+index 0, and an example of class 0 takes the score of class 1 with the opposite sign. This
+module holds that bookkeeping, shared by the full-transduction machines
+(:mod:`svmtrust.transduction`, :mod:`svmtrust.svm_distance`) and split conformal prediction
+(:mod:`svmtrust.split_conformal`): which SVMs there are (:func:`problems`), their labels
+(:func:`problem_signs`), their training (:func:`fit_one_vs_rest`), the signed distances of new
+examples to their hyperplanes (:func:`scaled_decisions`) and the strangeness of each example
+under the SVM of its own class (:func:`own_class_strangeness`, eq. (D) of
+:mod:`svmtrust.svm_distance`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .svm import SVMSolution, check_solution, fit_svm
+from .validation import check_array, check_indices, check_integer, check_kernel_matrix
+
+__all__ = [
+    "problems",
+    "problem_signs",
+    "fit_one_vs_rest",
+    "scaled_decisions",
+    "own_class_strangeness",
+]
+
+
+def problems(n_classes: int) -> range:
+    """Class indices of the SVMs: one binary SVM (class 1 against 0), or one per class against
+    the rest."""
+    n_classes = check_integer(n_classes, "n_classes", low=2)
+    return range(1, 2) if n_classes == 2 else range(n_classes)
+
+
+def problem_signs(codes, c: int, n_classes: int) -> np.ndarray:
+    """Labels in {-1, +1} of the SVM of class ``c`` against the rest, for examples of the class
+    indices ``codes`` (trusted: the machines pass their own).
+
+    With two classes there is one SVM, class index 1 against class index 0 (``c`` is ignored).
+    """
+    if n_classes != 2 and check_integer(c, "c", low=0) not in problems(n_classes):
+        raise ValueError(f"c: must be a class index below n_classes = {n_classes}, got {c!r}")
+    target = 1 if n_classes == 2 else c
+    return np.where(np.asarray(codes) == target, 1.0, -1.0)
+
+
+def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list[SVMSolution]:
+    """The SVMs of the strangeness (D): the binary SVM, or one per class against the rest.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Gram matrix: checked square and finite; positive semi-definite by construction (not
+        checked again).
+    codes : ndarray of int, shape (n,)
+        Class index of each example, in ``0 .. n_classes - 1``.
+    n_classes : int
+    C : float
+    solver : {"libsvm", "cvxpy"}
+
+    Returns
+    -------
+    list of SVMSolution
+        The binary SVM (class index 1 against 0), or one per class against the rest.
+    """
+    K = check_kernel_matrix(K, "K", full=False)
+    n_classes = check_integer(n_classes, "n_classes", low=2)
+    codes = check_indices(codes, "codes", n_classes, size=K.shape[0])
+    return [
+        fit_svm(K, problem_signs(codes, c, n_classes), C, solver, check_kernel=False)
+        for c in problems(n_classes)
+    ]
+
+
+def scaled_decisions(solutions, K_rows) -> np.ndarray:
+    """``f_j(x) / ||w_j||`` of new examples under each SVM: shape (m, n_problems).
+
+    A hyperplane with ``w = 0`` gives ``f / max(||w||, tiny)``.
+
+    Parameters
+    ----------
+    solutions : list of SVMSolution
+        The SVMs of :func:`fit_one_vs_rest`, all on the same ``n`` training examples.
+    K_rows : ndarray of shape (m, n)
+        Kernel values between the new examples and those training examples.
+    """
+    K_rows = check_array(K_rows, "K_rows", ndim=2)
+    if not isinstance(solutions, (list, tuple)) or not solutions:
+        raise ValueError(f"solutions: expected a non-empty list of SVMSolution, got {solutions!r}")
+    solutions = [check_solution(s, K_rows.shape[1], name="solutions") for s in solutions]
+    return np.column_stack(
+        [
+            s.decision_function(K_rows)
+            / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
+            for s in solutions
+        ]
+    )
+
+
+def own_class_strangeness(values, codes, n_classes: int) -> np.ndarray:
+    """Strangeness (D) from the signed distances of every example under every SVM.
+
+    Parameters
+    ----------
+    values : ndarray of shape (m, n_problems)
+        ``f_j(x) / ||w_j||`` of each example under each SVM of :func:`fit_one_vs_rest`.
+    codes : ndarray of int, shape (m,)
+        The class index each example is labelled with.
+    n_classes : int
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        ``-f(x) / ||w||`` for class index 1 and ``+f(x) / ||w||`` for class index 0 with two
+        classes; ``-f_c(x) / ||w_c||`` for class ``c`` otherwise.
+    """
+    values = check_array(values, "values", ndim=2)
+    n_classes = check_integer(n_classes, "n_classes", low=2)
+    width = len(problems(n_classes))
+    if values.shape[1] != width:
+        raise ValueError(
+            f"values: expected {width} columns for {n_classes} classes, got {values.shape[1]}"
+        )
+    codes = check_indices(codes, "codes", n_classes, size=values.shape[0])
+    if n_classes == 2:
+        return np.where(codes == 1, -values[:, 0], values[:, 0])
+    return -values[np.arange(codes.size), codes]

@@ -1,0 +1,105 @@
+"""The house's floors: every module of svmtrust imports only from floors below its own.
+
+The floors, lowest first (a module may import from any lower floor and from none at or above
+its own, so no import can close a circle):
+
+0. ``validation`` (argument checks) and ``keel`` (reading KEEL tables);
+1. ``kernels``, ``qp``, ``conformal`` and ``datasets``: the tools every method uses;
+2. ``optimal_face`` (the QP's optimal face) and ``efficiency`` (measures of prediction regions);
+3. ``svm``: the SVM dual, solved exactly and made canonical;
+4. ``rank_sum``, ``span``, ``discrepancy``, ``nonconformity_selection``, ``incremental_svm``, ``one_vs_rest`` and ``tcm_nn``'s
+   fast backend ``_tcm_nn_fast``: the ideas of one paper each, on the SVM;
+5. the estimators ``transduction``, ``svm_distance``, ``split_conformal`` and ``tcm_nn``;
+6. ``experiments``: the chapters' protocols.
+
+The imports are read from the source with :mod:`ast` (including imports inside functions).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "svmtrust"
+
+FLOORS = {
+    "validation": 0,
+    "keel": 0,
+    "kernels": 1,
+    "qp": 1,
+    "conformal": 1,
+    "datasets": 1,
+    "optimal_face": 2,
+    "efficiency": 2,
+    "svm": 3,
+    "rank_sum": 4,
+    "span": 4,
+    "discrepancy": 4,
+    "nonconformity_selection": 4,
+    "_tcm_nn_fast": 4,
+    "incremental_svm": 4,
+    "one_vs_rest": 4,
+    "transduction": 5,
+    "svm_distance": 5,
+    "split_conformal": 5,
+    "tcm_nn": 5,
+    "experiments": 6,
+}
+
+
+def _module_of(path: Path) -> str:
+    """The top-level module of svmtrust a source file belongs to (``experiments`` for its
+    sub-package)."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0]
+
+
+def _imported(path: Path) -> set[str]:
+    """The top-level svmtrust modules ``path`` imports (relative or absolute)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inside_experiments = _module_of(path) == "experiments"
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and (node.module or "").startswith("svmtrust"):
+                parts = node.module.split(".")[1:]
+            elif node.level == 1 and not inside_experiments:
+                parts = (node.module or "").split(".") if node.module else []
+            elif node.level >= 1:
+                up = node.level - (1 if inside_experiments else 0)
+                parts = (node.module or "").split(".") if up >= 1 else ["experiments"]
+            else:
+                continue
+            if parts and parts[0]:
+                found.add(parts[0])
+            else:  # "from . import qp, svm"
+                found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("svmtrust."):
+                    found.add(alias.name.split(".")[1])
+    return found & set(FLOORS)
+
+
+def test_every_module_has_a_floor():
+    modules = {_module_of(path) for path in PACKAGE.rglob("*.py")} - {"__init__", "__main__"}
+    assert modules == set(FLOORS)
+
+
+def test_imports_go_down_only():
+    """No module imports one on its own floor or above: no circle, no import back up."""
+    upward = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_of(path)
+        if module == "__init__":
+            continue
+        for other in sorted(_imported(path) - {module}):
+            if FLOORS[other] >= FLOORS[module]:
+                upward.append(f"{path.relative_to(PACKAGE)} imports {other}")
+    assert upward == []
+
+
+def test_the_reader_sees_imports():
+    """The reader finds the imports it must (a check that cannot pass vacuously)."""
+    assert {"qp", "optimal_face", "validation"} <= _imported(PACKAGE / "svm.py")
+    assert "svm" in _imported(PACKAGE / "span.py")
