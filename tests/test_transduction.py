@@ -588,3 +588,18 @@ def test_protocol_same_runs_for_one_and_two_jobs():
     )
     assert nn.tolist() == [-1, 1, -1]  # the first on a tie
     assert (table["low"] <= table["rate"]).all() and (table["rate"] <= table["high"]).all()
+
+
+def test_a_hard_margin_on_inseparable_data_fails_in_fit_and_leaves_it_unfitted():
+    """The default C = inf on data that are not separable: fit says to use a finite C, and
+    predict then raises NotFittedError (not AttributeError); a finite C fits the same data."""
+    from sklearn.exceptions import NotFittedError
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+    y = np.array([0, 0, 1, 1, 1])
+    model = TransductiveSVM()
+    with pytest.raises(SolveError, match="use a finite C"):
+        model.fit(X, y)
+    with pytest.raises(NotFittedError):
+        model.predict(X[:1])
+    assert TransductiveSVM(C=1.0).fit(X, y).predict_p(X[:1]).shape == (1, 2)

@@ -194,7 +194,11 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         ``kernel(X, Z)`` returns the matrix of kernel values of the rows of ``X`` against the
         rows of ``Z``, e.g. ``functools.partial(polynomial_kernel, degree=3, scale=256)``.
     C : float, default numpy.inf
-        Box constraint; ``numpy.inf`` is the paper's hard margin.
+        Box constraint; ``numpy.inf`` is the paper's hard margin, which exists only for data
+        that are separable in the kernel's feature space. On other data :meth:`fit` raises a
+        :class:`~svmtrust.svm.SolveError` whose message asks for a finite ``C``, and the
+        estimator stays unfitted (``cross_val_score`` then reports NaN for that fold, with the
+        message in its warning); pass a finite ``C`` (the soft margin) for ordinary data.
     solver : {"libsvm", "cvxpy"}
         Passed to :func:`svmtrust.svm.fit_svm`. The p-values do not depend on it: both solvers'
         answers are made the canonical (minimum-norm) optimum, a function of the bag
@@ -293,6 +297,18 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self
         """
         self._check_params()
+        try:
+            self._fit(X, y)
+        except Exception:
+            # A failed fit (a hard margin on data that are not separable, say) leaves the
+            # estimator unfitted, so that predict raises NotFittedError, not AttributeError.
+            for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("_")]:
+                delattr(self, name)
+            raise
+        return self
+
+    def _fit(self, X, y) -> None:
+        """The fitted attributes of :meth:`fit`."""
         X = check_estimator_X(self, X, reset=True)
         self.classes_, self.codes_ = check_estimator_y(y, n=X.shape[0])
         # Every augmented Gram matrix is checked against this one (_augmented_gram).
@@ -307,7 +323,6 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         ]
         if self.method == "incremental":
             self.incremental_ = IncrementalSVM.of_solutions(self.gram_, self.base_, self.solver)
-        return self
 
     # -- the augmented problems ----------------------------------------------------------
 
