@@ -281,7 +281,7 @@ def test_band_is_the_binomial_quantiles():
         (lambda: SplitConformalSVM(calibration_size=1.5), "calibration_size"),
         (lambda: SplitConformalSVM(calibration_size=0), "calibration_size"),
         (lambda: SplitConformalSVM(mondrian="yes"), "mondrian"),
-        (lambda: DistanceTCM(kernel="rbf"), "kernel"),
+        (lambda: DistanceTCM(kernel="sigmoid"), "kernel"),
         (lambda: DistanceTCM(solver="smo"), "solver"),
         (lambda: DistanceTCM(C=-1.0), "C"),
     ],

@@ -173,3 +173,29 @@ def test_readme_code_runs_and_prints_what_it_shows(capsys):
         printed = capsys.readouterr().out
         if shown:
             assert printed == shown
+
+
+def test_named_kernels_as_in_svc_and_a_grid_search_over_gamma():
+    """kernel="rbf" with gamma gives the p-values of the same kernel passed as a function, for
+    the three SVM machines; GridSearchCV searches gamma directly; "scale" is 1 / (d Var X)."""
+    import functools
+
+    from sklearn.model_selection import GridSearchCV
+    from svmtrust.kernels import named_kernel, rbf_kernel
+    from svmtrust.split_conformal import SplitConformalSVM
+    from svmtrust.svm_distance import DistanceTCM
+    from svmtrust.transduction import TransductiveSVM
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=40) > 0).astype(int)
+    for machine in (TransductiveSVM, DistanceTCM, SplitConformalSVM):
+        named = machine(kernel="rbf", gamma=0.5, C=1.0).fit(X[:30], y[:30])
+        given = machine(kernel=functools.partial(rbf_kernel, gamma=0.5), C=1.0).fit(X[:30], y[:30])
+        np.testing.assert_array_equal(named.predict_p(X[30:]), given.predict_p(X[30:]))
+    scale = named_kernel("rbf", X, gamma="scale").keywords["gamma"]
+    assert scale == pytest.approx(1.0 / (3 * X.var()))
+    search = GridSearchCV(DistanceTCM(kernel="rbf", C=1.0), {"gamma": [0.1, 1.0]}, cv=3)
+    assert search.fit(X, y).best_params_["gamma"] in (0.1, 1.0)
+    poly = named_kernel("poly", X, gamma=1.0, degree=2, coef0=1.0)
+    np.testing.assert_allclose(poly(X[:2], X[2:4]), (X[:2] @ X[2:4].T + 1.0) ** 2)

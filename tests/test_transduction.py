@@ -506,8 +506,8 @@ CASES = [
     ("unknown solver", lambda: TransductiveSVM(solver="osqp").fit(np.eye(2), [1, -1]), "solver"),
     ("max_joint zero", lambda: TransductiveSVM(max_joint=0).fit(np.eye(2), [1, -1]), "max_joint"),
     (
-        "kernel not callable",
-        lambda: TransductiveSVM(kernel="rbf").fit(np.eye(2), [1, -1]),
+        "kernel an unknown name",
+        lambda: TransductiveSVM(kernel="sigmoid").fit(np.eye(2), [1, -1]),
         "kernel",
     ),
     (

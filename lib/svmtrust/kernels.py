@@ -7,6 +7,8 @@ shape (m, d) and returns the matrix of kernel values ``k(x_i, z_j)`` of shape (n
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .validation import check_array, check_integer, check_positive
@@ -15,7 +17,12 @@ __all__ = [
     "linear_kernel",
     "polynomial_kernel",
     "rbf_kernel",
+    "KERNEL_NAMES",
+    "named_kernel",
 ]
+
+#: Kernels an estimator can name by a string, as scikit-learn's ``SVC`` names them.
+KERNEL_NAMES = ("linear", "poly", "rbf")
 
 
 def _pair(X, Z):
@@ -137,3 +144,66 @@ def rbf_kernel(X, Z=None, gamma=1.0):
         K = _symmetrise_if_square(K, True)
         np.fill_diagonal(K, 1.0)
     return K
+
+
+def _inhomogeneous_polynomial(X, Z=None, gamma=1.0, degree=3, coef0=0.0):
+    """``(gamma x . z + coef0)^degree``, scikit-learn's ``"poly"`` kernel."""
+    return _finite((gamma * linear_kernel(X, Z) + coef0) ** degree, "polynomial kernel values")
+
+
+def named_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0):
+    """The kernel function ``k(X, Z)`` that an estimator's parameters describe.
+
+    The conventions of scikit-learn's ``SVC``, so that a grid search over ``gamma`` needs no
+    grid of functions: a callable ``kernel(X, Z)`` is returned as it is (``gamma``, ``degree``
+    and ``coef0`` are then ignored); ``"linear"`` is ``x . z``; ``"rbf"`` is
+    ``exp(-gamma ||x - z||^2)``; ``"poly"`` is ``(gamma x . z + coef0)^degree``.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf"} or callable
+    X : array_like of shape (n, d)
+        The training data, for ``gamma="scale"`` and ``"auto"``.
+    gamma : {"scale", "auto"} or float
+        ``"scale"`` is ``1 / (d Var(X))`` (``Var`` over all entries of ``X``), ``"auto"`` is
+        ``1 / d``, a float is used as it is (positive).
+    degree : int
+        Degree of ``"poly"`` (at least 1).
+    coef0 : float
+        Constant of ``"poly"`` (at least 0, which keeps the kernel positive semi-definite).
+
+    Returns
+    -------
+    callable
+        ``k(X, Z=None)``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``kernel``, ``gamma``, ``degree`` or ``coef0``.
+    """
+    if callable(kernel):
+        return kernel
+    if not isinstance(kernel, str) or kernel not in KERNEL_NAMES:
+        raise ValueError(
+            f"kernel: must be one of {KERNEL_NAMES} or a callable kernel(X, Z), got {kernel!r}"
+        )
+    if kernel == "linear":
+        return linear_kernel
+    X = check_array(X, "X", ndim=2)
+    if isinstance(gamma, str):
+        if gamma not in ("scale", "auto"):
+            raise ValueError(f"gamma: must be 'scale', 'auto' or a positive number, got {gamma!r}")
+        spread = float(X.var()) if gamma == "scale" else 1.0
+        gamma = 1.0 / (X.shape[1] * spread) if spread > 0 else 1.0
+    gamma = check_positive(gamma, "gamma")
+    if kernel == "rbf":
+        return functools.partial(rbf_kernel, gamma=gamma)
+    degree = check_integer(degree, "degree")
+    try:
+        coef0 = float(coef0)
+    except (TypeError, ValueError):
+        raise ValueError(f"coef0: expected a number, got {coef0!r}") from None
+    if not (np.isfinite(coef0) and coef0 >= 0):
+        raise ValueError(f"coef0: must be finite and at least 0, got {coef0!r}")
+    return functools.partial(_inhomogeneous_polynomial, gamma=gamma, degree=degree, coef0=coef0)

@@ -28,13 +28,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .conformal import default_validation_size
-from .kernels import rbf_kernel
+from .kernels import named_kernel, rbf_kernel
 from .one_vs_rest import fit_one_vs_rest, own_class_strangeness, scaled_decisions
 from .svm import SOLVERS
 from .validation import (
     check_bool,
     check_C,
-    check_callable,
     check_choice,
     check_class_labels,
     check_fit_data,
@@ -80,7 +79,11 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
 
     Parameters
     ----------
-    kernel : callable, default :func:`svmtrust.kernels.rbf_kernel`
+    kernel : callable or {"linear", "rbf", "poly"}, default :func:`svmtrust.kernels.rbf_kernel`
+        ``kernel(X, Z)`` returns the matrix of kernel values of the rows of ``X`` against the
+        rows of ``Z``; or a name, ``"linear"``, ``"rbf"`` or ``"poly"``, with ``gamma``,
+        ``degree`` and ``coef0`` as in scikit-learn's ``SVC``
+        (:func:`svmtrust.kernels.named_kernel`), so that ``GridSearchCV`` can search ``gamma``.
     C : float, default 1.0
     calibration_size : float, int or "hardoon", default 1/3
         Calibration examples: a fraction of the training set, a count, or Hardoon et al.'s
@@ -142,6 +145,9 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         convention="conformal",
         seed=0,
         solver="libsvm",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
     ):
         self.kernel = kernel
         self.C = C
@@ -150,10 +156,12 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         self.convention = convention
         self.seed = seed
         self.solver = solver
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
 
     def _check_params(self) -> None:
         """Validate the constructor's parameters."""
-        check_callable(self.kernel, "kernel")
         check_C(self.C)
         check_choice(self.solver, "solver", SOLVERS)
         check_bool(self.mondrian, "mondrian")
@@ -192,7 +200,10 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
                 f"the split with seed {self.seed} leaves a class out"
             )
         self.X_proper_ = X[self.proper_index_]
-        K = check_kernel_gram(self.kernel, self.X_proper_).matrix
+        self.kernel_ = named_kernel(
+            self.kernel, self.X_proper_, self.gamma, self.degree, self.coef0
+        )
+        K = check_kernel_gram(self.kernel_, self.X_proper_).matrix
         self.svms_ = fit_one_vs_rest(K, proper, self.classes_.size, self.C, self.solver)
         self.calibration_codes_ = codes[self.calibration_index_]
         self.calibration_scores_ = own_class_strangeness(
@@ -202,7 +213,7 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
 
     def _distances(self, X) -> np.ndarray:
         """``f_j(x) / ||w_j||`` of examples under the proper-training SVM(s)."""
-        K_rows = kernel_block(self.kernel, X, self.X_proper_)
+        K_rows = kernel_block(self.kernel_, X, self.X_proper_)
         return scaled_decisions(self.svms_, K_rows)
 
     def test_scores(self, X) -> np.ndarray:

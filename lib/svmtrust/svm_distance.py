@@ -39,7 +39,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .incremental_svm import METHODS, Additions, IncrementalSVM
-from .kernels import rbf_kernel
+from .kernels import named_kernel, rbf_kernel
 from .one_vs_rest import (
     fit_one_vs_rest,
     own_class_strangeness,
@@ -53,7 +53,6 @@ from .validation import (
     check_augmented_kernel,
     check_bool,
     check_C,
-    check_callable,
     check_choice,
     check_class_labels,
     check_fit_data,
@@ -127,8 +126,12 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
 
     Parameters
     ----------
-    kernel : callable, default :func:`svmtrust.kernels.rbf_kernel`
-        ``kernel(X, Z)``, e.g. ``functools.partial(rbf_kernel, gamma=0.5)``.
+    kernel : callable or {"linear", "rbf", "poly"}, default :func:`svmtrust.kernels.rbf_kernel`
+        ``kernel(X, Z)`` returns the matrix of kernel values of the rows of ``X`` against the
+        rows of ``Z``; or a name, ``"linear"``, ``"rbf"`` or ``"poly"``, with ``gamma``,
+        ``degree`` and ``coef0`` as in scikit-learn's ``SVC``
+        (:func:`svmtrust.kernels.named_kernel`), so that ``GridSearchCV`` can search ``gamma``.
+        E.g. ``functools.partial(rbf_kernel, gamma=0.5)``.
     C : float, default 1.0
         Box constraint (``numpy.inf``: hard margin).
     solver : {"libsvm", "cvxpy"}
@@ -157,13 +160,24 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
     """
 
     def __init__(
-        self, kernel=rbf_kernel, C=1.0, solver="libsvm", mondrian=False, method="incremental"
+        self,
+        kernel=rbf_kernel,
+        C=1.0,
+        solver="libsvm",
+        mondrian=False,
+        method="incremental",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
     ):
         self.kernel = kernel
         self.C = C
         self.solver = solver
         self.mondrian = mondrian
         self.method = method
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
 
     def fit(self, X, y):
         """Store the training set, its Gram matrix and its SVMs.
@@ -184,15 +198,15 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             Naming ``kernel``, if its Gram matrix on ``X`` is not symmetric and positive
             semi-definite (:func:`svmtrust.validation.check_kernel_gram`).
         """
-        check_callable(self.kernel, "kernel")
         check_C(self.C)
         check_choice(self.solver, "solver", SOLVERS)
         check_bool(self.mondrian, "mondrian")
         check_choice(self.method, "method", METHODS)
         X, y = check_fit_data(self, X, y)
+        self.kernel_ = named_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
         self.X_train_ = X
-        self.checked_gram_ = check_kernel_gram(self.kernel, X)
+        self.checked_gram_ = check_kernel_gram(self.kernel_, X)
         self.gram_ = self.checked_gram_.matrix
         self.base_ = fit_one_vs_rest(
             self.gram_, self.codes_, self.classes_.size, self.C, self.solver
@@ -284,13 +298,13 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         X = check_test_data(self, X)
         if self.method == "incremental" and not hasattr(self, "incremental_"):
             raise ValueError("method: the model was fitted with method='retrain'; fit it again")
-        cross = kernel_block(self.kernel, self.X_train_, X)
+        cross = kernel_block(self.kernel_, self.X_train_, X)
         n = self.codes_.size
         P = np.empty((X.shape[0], self.classes_.size))
         solves = 0
         for i in range(X.shape[0]):
             x, column = X[i : i + 1], cross[:, i : i + 1]
-            new = kernel_block(self.kernel, x, x)
+            new = kernel_block(self.kernel_, x, x)
             if self.method == "incremental":
                 new = check_augmented_kernel(self.checked_gram_, column, new)
                 additions = Additions(self.incremental_, column[:, 0], new[0, 0])

@@ -56,7 +56,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .incremental_svm import METHODS, Additions, IncrementalSVM
-from .kernels import linear_kernel
+from .kernels import KERNEL_NAMES, linear_kernel, named_kernel
 from .one_vs_rest import problem_signs, problems
 from .rank_sum import rank_sum_p_value
 from .svm import (
@@ -190,9 +190,12 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
 
     Parameters
     ----------
-    kernel : callable, default :func:`svmtrust.kernels.linear_kernel`
+    kernel : callable or {"linear", "rbf", "poly"}, default :func:`svmtrust.kernels.linear_kernel`
         ``kernel(X, Z)`` returns the matrix of kernel values of the rows of ``X`` against the
-        rows of ``Z``, e.g. ``functools.partial(polynomial_kernel, degree=3, scale=256)``.
+        rows of ``Z``; or a name, ``"linear"``, ``"rbf"`` or ``"poly"``, with ``gamma``,
+        ``degree`` and ``coef0`` as in scikit-learn's ``SVC``
+        (:func:`svmtrust.kernels.named_kernel`), so that ``GridSearchCV`` can search ``gamma``.
+        E.g. ``functools.partial(polynomial_kernel, degree=3, scale=256)``, the paper's.
     C : float, default numpy.inf
         Box constraint; ``numpy.inf`` is the paper's hard margin, which exists only for data
         that are separable in the kernel's feature space. On other data :meth:`fit` raises a
@@ -253,6 +256,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         mondrian=False,
         tie_break="objective",
         method="incremental",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
     ):
         self.kernel = kernel
         self.C = C
@@ -262,13 +268,21 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self.mondrian = mondrian
         self.tie_break = tie_break
         self.method = method
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
 
     # -- fitting -----------------------------------------------------------------------
 
     def _check_params(self):
         """Validate the constructor's parameters (scikit-learn checks them in ``fit``)."""
-        if not callable(self.kernel):
-            raise ValueError(f"kernel: must be a callable kernel(X, Z), got {self.kernel!r}")
+        if not (
+            callable(self.kernel) or (isinstance(self.kernel, str) and self.kernel in KERNEL_NAMES)
+        ):
+            raise ValueError(
+                f"kernel: must be a callable kernel(X, Z) or one of {KERNEL_NAMES}, "
+                f"got {self.kernel!r}"
+            )
         check_C(self.C)
         if self.solver not in SOLVERS:
             raise ValueError(f"solver: must be one of {SOLVERS}, got {self.solver!r}")
@@ -281,7 +295,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
 
     def _kernel_block(self, A, B) -> np.ndarray:
         """``kernel(A, B)``, checked (:func:`svmtrust.validation.kernel_block`)."""
-        return kernel_block(self.kernel, A, B)
+        return kernel_block(self.kernel_, A, B, "kernel")
 
     def fit(self, X, y):
         """Store the training set and its Gram matrix, checked once to be PSD.
@@ -312,7 +326,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         X = check_estimator_X(self, X, reset=True)
         self.classes_, self.codes_ = check_estimator_y(y, n=X.shape[0])
         # Every augmented Gram matrix is checked against this one (_augmented_gram).
-        self.checked_gram_ = check_kernel_gram(self.kernel, X)
+        self.kernel_ = named_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
+        self.checked_gram_ = check_kernel_gram(self.kernel_, X)
         self.gram_ = self.checked_gram_.matrix
         self.X_train_ = X
         self.base_ = [

@@ -108,8 +108,8 @@ CASES = (
         for case in [
             (
                 f"{name}.fit",
-                "kernel not callable",
-                lambda c=cls: c(kernel="rbf").fit(X, Y3),
+                "kernel an unknown name",
+                lambda c=cls: c(kernel="sigmoid").fit(X, Y3),
                 "kernel",
             ),
             (f"{name}.fit", "C zero", lambda c=cls: c(C=0.0).fit(X, Y3), "C"),

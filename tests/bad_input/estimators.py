@@ -115,6 +115,7 @@ def _tsvm_cases():
         ("tie_break", "random"),
         ("method", "exact"),
         ("method", None),
+        ("kernel", "sigmoid"),
     ]
     cases += [
         (

@@ -1,7 +1,7 @@
 """Bad input to svmtrust.kernels."""
 
 import numpy as np
-from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
+from svmtrust.kernels import linear_kernel, named_kernel, polynomial_kernel, rbf_kernel
 
 from ._data import X, nan
 
@@ -9,6 +9,15 @@ M = "svmtrust.kernels."
 BIG = 1e155 * X
 
 CASES = [
+    (M + "named_kernel", "unknown name", lambda: named_kernel("sigmoid", X), "kernel"),
+    (M + "named_kernel", "not a kernel", lambda: named_kernel(3, X), "kernel"),
+    (M + "named_kernel", "gamma word", lambda: named_kernel("rbf", X, gamma="wide"), "gamma"),
+    (M + "named_kernel", "gamma negative", lambda: named_kernel("rbf", X, gamma=-1.0), "gamma"),
+    (M + "named_kernel", "degree 0", lambda: named_kernel("poly", X, degree=0), "degree"),
+    (M + "named_kernel", "degree 2.5", lambda: named_kernel("poly", X, degree=2.5), "degree"),
+    (M + "named_kernel", "coef0 negative", lambda: named_kernel("poly", X, coef0=-1.0), "coef0"),
+    (M + "named_kernel", "coef0 NaN", lambda: named_kernel("poly", X, coef0=np.nan), "coef0"),
+    (M + "named_kernel", "X NaN", lambda: named_kernel("rbf", nan(X)), "X"),
     (M + "rbf_kernel", "NaN in X", lambda: rbf_kernel(nan(X)), "X"),
     (M + "rbf_kernel", "gamma zero", lambda: rbf_kernel(X, gamma=0.0), "gamma"),
     (M + "rbf_kernel", "gamma a string", lambda: rbf_kernel(X, gamma="1"), "gamma"),

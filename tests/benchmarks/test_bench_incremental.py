@@ -75,11 +75,11 @@ def _run(make, X_train, y_train, X_test):
 
 def _additions(model, X_test):
     """Routes, events of the path and seconds of every distinct addition of the test objects."""
-    cross = model.kernel(model.X_train_, X_test)
+    cross = model.kernel_(model.X_train_, X_test)
     routes, events, seconds = Counter(), [], 0.0
     for i in range(X_test.shape[0]):
         x = X_test[i : i + 1]
-        added = Additions(model.incremental_, cross[:, i], model.kernel(x, x)[0, 0])
+        added = Additions(model.incremental_, cross[:, i], model.kernel_(x, x)[0, 0])
         for problem in range(len(model.incremental_)):
             for label in (-1.0, 1.0):
                 start = time.perf_counter()
