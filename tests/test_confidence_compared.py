@@ -350,12 +350,7 @@ def test_augmented_check_agrees_with_the_full_check():
 # --------------------------------------------------------------------------- scikit-learn
 
 
-@parametrize_with_checks(
-    [DistanceTCM(), SplitConformalSVM()],
-    expected_failed_checks=lambda est: {
-        "check_dtype_object": "bad input raises ValueError naming X (book rule), not TypeError",
-    },
-)
+@parametrize_with_checks([DistanceTCM(), SplitConformalSVM()])
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)
 

@@ -35,13 +35,12 @@ from .validation import (
     check_bool,
     check_C,
     check_choice,
-    check_class_labels,
-    check_fit_data,
+    check_estimator_X,
+    check_estimator_y,
     check_integer,
     check_kernel_gram,
     check_seed,
     check_significance,
-    check_test_data,
     kernel_block,
 )
 
@@ -188,8 +187,8 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
             and positive semi-definite (:func:`svmtrust.validation.check_kernel_gram`).
         """
         self._check_params()
-        X, y = check_fit_data(self, X, y)
-        self.classes_, codes = check_class_labels(y, "y", n=X.shape[0])
+        X = check_estimator_X(self, X, reset=True)
+        self.classes_, codes = check_estimator_y(y, n=X.shape[0])
         q = calibration_count(X.shape[0], self.calibration_size)
         order = np.random.default_rng(self.seed).permutation(X.shape[0])
         self.calibration_index_, self.proper_index_ = order[:q], order[q:]
@@ -221,7 +220,7 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
 
         The input of crepes' ``ConformalClassifier.predict_p`` (its ``alphas``).
         """
-        X = check_test_data(self, X)
+        X = check_estimator_X(self, X, reset=False)
         values = self._distances(X)
         n_classes = self.classes_.size
         return np.column_stack(

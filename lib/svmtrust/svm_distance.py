@@ -54,11 +54,10 @@ from .validation import (
     check_bool,
     check_C,
     check_choice,
-    check_class_labels,
-    check_fit_data,
+    check_estimator_X,
+    check_estimator_y,
     check_indices,
     check_kernel_gram,
-    check_test_data,
     kernel_block,
 )
 
@@ -202,9 +201,9 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         check_choice(self.solver, "solver", SOLVERS)
         check_bool(self.mondrian, "mondrian")
         check_choice(self.method, "method", METHODS)
-        X, y = check_fit_data(self, X, y)
+        X = check_estimator_X(self, X, reset=True)
         self.kernel_ = named_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
-        self.classes_, self.codes_ = check_class_labels(y, "y", n=X.shape[0])
+        self.classes_, self.codes_ = check_estimator_y(y, n=X.shape[0])
         self.X_train_ = X
         self.checked_gram_ = check_kernel_gram(self.kernel_, X)
         self.gram_ = self.checked_gram_.matrix
@@ -295,7 +294,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             Naming ``kernel``, if the Gram matrix of the training set plus a test example is
             not positive semi-definite (:func:`svmtrust.validation.check_augmented_gram`).
         """
-        X = check_test_data(self, X)
+        X = check_estimator_X(self, X, reset=False)
         if self.method == "incremental" and not hasattr(self, "incremental_"):
             raise ValueError("method: the model was fitted with method='retrain'; fit it again")
         cross = kernel_block(self.kernel_, self.X_train_, X)

@@ -41,8 +41,6 @@ __all__ = [
     "check_kernel_gram",
     "check_augmented_gram",
     "check_augmented_kernel",
-    "check_fit_data",
-    "check_test_data",
     "PSD_TOL",
     "MAX_SEED",
 ]
@@ -680,60 +678,3 @@ def check_augmented_kernel(gram: CheckedGram, cross, new, name: str = "kernel") 
             "positive semi-definite"
         ) from None
     return new
-
-
-def check_fit_data(model, X, y):
-    """Training data of a scikit-learn estimator: scikit-learn's checks, named X or y.
-
-    ``validate_data`` sets ``model.n_features_in_`` and refuses sparse, complex, non-finite and
-    empty ``X``; ``y`` must be a classification target of the same length with at least two
-    classes.
-
-    Returns
-    -------
-    X : ndarray of float64, shape (l, d)
-    y : ndarray of shape (l,)
-
-    Raises
-    ------
-    ValueError
-        Naming ``X`` or ``y``.
-    """
-    from sklearn.utils.multiclass import check_classification_targets
-    from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
-
-    try:
-        X = validate_data(model, X, reset=True, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"X: {err}") from None
-    try:
-        if y is None:
-            raise ValueError("requires y to be passed, but the target y is None")
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        check_consistent_length(X, y)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"y: {err}") from None
-    if np.unique(y).size < 2:
-        raise ValueError("y: needs at least two classes, got 1 class")
-    return X, y
-
-
-def check_test_data(model, X) -> np.ndarray:
-    """Test examples of a fitted estimator (:func:`check_fit_data`): as many features as in fit.
-
-    Raises
-    ------
-    ValueError
-        Naming ``X``, if the model is not fitted or ``X`` is not a finite dense 2-D array of
-        ``model.n_features_in_`` columns.
-    """
-    from sklearn.exceptions import NotFittedError  # a ValueError, as scikit-learn expects
-    from sklearn.utils.validation import validate_data
-
-    if not hasattr(model, "n_features_in_"):
-        raise NotFittedError(f"X: {type(model).__name__} is not fitted yet; call fit first")
-    try:
-        return validate_data(model, X, reset=False, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"X: {err}") from None

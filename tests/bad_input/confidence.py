@@ -12,7 +12,7 @@ from svmtrust import svm_distance as sd
 from svmtrust.experiments import confidence_compared as protocol
 from svmtrust.kernels import rbf_kernel
 from svmtrust.split_conformal import SplitConformalSVM, calibration_count
-from svmtrust.validation import check_callable, check_fit_data, check_test_data
+from svmtrust.validation import check_callable
 
 from ._data import BAD_KERNELS, SOL, K, Y, nan
 
@@ -433,27 +433,21 @@ CASES = (
             "func",
         ),
         (
-            "svmtrust.validation.check_fit_data",
+            "svmtrust.split_conformal.SplitConformalSVM.fit",
             "y a single class",
-            lambda: check_fit_data(SplitConformalSVM(), X, np.ones(12)),
+            lambda: SplitConformalSVM().fit(X, np.ones(12)),
             "y",
         ),
         (
-            "svmtrust.validation.check_fit_data",
+            "svmtrust.split_conformal.SplitConformalSVM.fit",
             "X 3-D",
-            lambda: check_fit_data(SplitConformalSVM(), X[:, :, None], Y3),
+            lambda: SplitConformalSVM().fit(X[:, :, None], Y3),
             "X",
         ),
         (
-            "svmtrust.validation.check_test_data",
-            "unfitted",
-            lambda: check_test_data(SplitConformalSVM(), X),
-            "X",
-        ),
-        (
-            "svmtrust.validation.check_test_data",
+            "svmtrust.split_conformal.SplitConformalSVM.predict_p",
             "wrong width",
-            lambda: check_test_data(FITTED_SPLIT, X[:, :2]),
+            lambda: FITTED_SPLIT.predict_p(X[:, :2]),
             "X",
         ),
         # efficiency
