@@ -2,7 +2,8 @@
 
 One module per idea:
 
-- :mod:`~svmtrust.kernels`: linear, polynomial and RBF Gram matrices.
+- :mod:`~svmtrust.kernels`: linear, polynomial and RBF Gram matrices, and the kernels an
+  estimator names ("rbf" with gamma, as scikit-learn's SVC).
 - :mod:`~svmtrust.svm`: the SVM dual QP, solved exactly (cvxpy + Clarabel) or by libsvm;
   the bias from the KKT conditions; :class:`~svmtrust.svm.SVMSolution`.
 - :mod:`~svmtrust.optimal_face`: the optimal face of the SVM dual and its minimum-norm point,
@@ -17,6 +18,8 @@ One module per idea:
   joint p-values, margin transduction.
 - :mod:`~svmtrust.rank_sum`: the exact rank-sum p-value of several test examples (and its Monte
   Carlo check), with ties merged within the solvers' accuracy.
+- :mod:`~svmtrust.one_vs_rest`: several classes as SVMs of one class against the rest, shared
+  by the full-transduction machines and split conformal prediction.
 - :mod:`~svmtrust.tcm_nn`: Proedrou et al. 2002, the transductive confidence machine with
   nearest neighbours; the private module ``svmtrust._tcm_nn_fast`` is its fast backend, which
   ``algorithm="auto"`` (the default) runs on larger training sets, with the same p-values.
