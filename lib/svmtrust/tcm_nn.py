@@ -382,7 +382,7 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
     classes_ : ndarray of shape (n_classes,)
         The labels, sorted; the columns of :meth:`predict_p` follow this order.
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    feature_names_in_ : ndarray of str, one per feature
         The column names of a pandas ``DataFrame`` passed to :meth:`fit` (only then); later
         calls warn on data without names and refuse other names, as in scikit-learn.
     algorithm_ : {"exact", "fast"}
