@@ -4,16 +4,14 @@ on the same training sets.
 Machines (:data:`MACHINES`), all around an RBF kernel with the same ``gamma`` and ``C`` on a
 data set (:func:`svm_params`), except TCM-NN:
 
-=========================  ======================================================================
-``TSVM``                   Saunders et al. (1999): Lagrange multipliers, full transduction
-``TSVM Mondrian``          the same, label-conditional
-``TCM-NN``                 Proedrou et al. (2002): nearest-neighbour ratio, k = 1
-``Distance TCM``           strangeness = minus the distance to the hyperplane, full transduction
-``Distance TCM Mondrian``  the same, label-conditional
-``Hardoon``                one fixed SVM, validation set of min(l/5, 50), Hardoon et al.'s p-value
-``Split``                  split conformal, 1/3 calibration, the distance score (as crepes)
-``Split Mondrian``         the same, label-conditional
-=========================  ======================================================================
+- ``TSVM``: Saunders et al. (1999): Lagrange multipliers, full transduction
+- ``TSVM Mondrian``: the same, label-conditional
+- ``TCM-NN``: Proedrou et al. (2002): nearest-neighbour ratio, k = 1
+- ``Distance TCM``: strangeness = minus the distance to the hyperplane, full transduction
+- ``Distance TCM Mondrian``: the same, label-conditional
+- ``Hardoon``: one fixed SVM, validation set of min(l/5, 50), Hardoon et al.'s p-value
+- ``Split``: split conformal, 1/3 calibration, the distance score (as crepes)
+- ``Split Mondrian``: the same, label-conditional
 
 Stage ``"trial"`` (validity and efficiency): for each data set of :data:`DATASETS`, many trials;
 each draws ``n_train + 1`` distinct examples at random from the whole (min-max scaled) data set,
