@@ -159,3 +159,21 @@ def test_region_level_as_significance_or_confidence():
     assert region_significance(0.5) == 0.5 and region_significance(confidence=0.75) == 0.25
     with pytest.raises(ValueError, match=r"^significance: 0.9 is above 0.5.*confidence=0.9"):
         model.predict_set(X[30:], 0.9)
+
+
+def test_every_estimator_reads_the_region_level_alike():
+    """The estimators that compute their own regions (split conformal, the selector) take the
+    level as the mixin does: a confidence passed by position is refused, confidence= works."""
+    from svmtrust.nonconformity_selection import NonconformityModelSelector
+    from svmtrust.split_conformal import SplitConformalSVM
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    for model in (SplitConformalSVM(C=1.0), NonconformityModelSelector()):
+        model.fit(X[:50], y[:50])
+        np.testing.assert_array_equal(
+            model.predict_set(X[50:], 0.2), model.predict_set(X[50:], confidence=0.8)
+        )
+        with pytest.raises(ValueError, match=r"^significance: 0.8 is above 0.5"):
+            model.predict_set(X[50:], 0.8)

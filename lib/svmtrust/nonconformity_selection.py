@@ -656,8 +656,10 @@ class NonconformityModelSelector(_GridEstimator):
         k = critical(P, self.seed, X, self.tie_break)[1]  # position among the usable models
         return P[np.arange(len(P)), k, :]
 
-    def predict_set(self, X, significance) -> np.ndarray:
-        """Definition 3.1's regions ``{y : p >= eps}`` under ``k_crit``: bool, shape (m, 2)."""
+    def predict_set(self, X, significance=None, *, confidence=None) -> np.ndarray:
+        """Definition 3.1's regions ``{y : p >= eps}`` under ``k_crit``: bool, shape (m, 2), the
+        level given as in :meth:`svmtrust.conformal.ConformalClassifierMixin.predict_set`."""
+        significance = conformal.region_significance(significance, confidence)
         return conformal.predict_set(self.predict_p(X), significance, strict=False)
 
     def predict_confidence(self, X):

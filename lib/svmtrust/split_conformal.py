@@ -256,14 +256,15 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
             P[:, c] = conformal.p_values(old, scores[:, c], include_new=include_new)
         return P
 
-    def predict_set(self, X, significance) -> np.ndarray:
-        """Regions: ``p > eps`` (``convention="conformal"``) or ``p >= eps`` (``"hardoon"``).
+    def predict_set(self, X, significance=None, *, confidence=None) -> np.ndarray:
+        """Regions: ``p > eps`` (``convention="conformal"``) or ``p >= eps`` (``"hardoon"``),
+        the level given as in :meth:`svmtrust.conformal.ConformalClassifierMixin.predict_set`.
 
         Returns
         -------
         ndarray of bool, shape (m, n_classes)
         """
-        significance = check_significance(significance)
+        significance = conformal.region_significance(significance, confidence)
         return conformal.predict_set(
             self.predict_p(X), significance, strict=self.convention == "conformal"
         )
