@@ -212,34 +212,52 @@ def _exact_hardoon(q, eps):
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_every_machine_is_valid(n_classes):
     """One test example per training set, so errors are independent Bernoulli draws with rate at
-    most eps (the conformal machines) or exactly ceil(q eps) / (q + 1) (Hardoon et al.'s, q = 6
-    here). 300 trials: an error count above the 1 - 5e-4 binomial quantile (one side of a
-    two-sided 1e-3 band) fails; with 8 machines x 3 levels x 2 settings = 48 checks of a valid
-    machine, a false alarm has probability below 48 x 5e-4 = 2.4% for some seed, and the seed
+    most eps (the conformal machines, with and without smoothing) or exactly
+    ceil(q eps) / (q + 1) (Hardoon et al.'s without smoothing, q = 6 here). 300 trials: an
+    error count above the 1 - 5e-4 binomial quantile (one side of a two-sided 1e-3 band) fails;
+    with 10 machines x 3 levels x 2 kinds of p-value x 2 settings = 120 checks of a valid
+    machine, a false alarm has probability below 120 x 5e-4 = 6% for some seed, and the seed
     is fixed (this one passes), so the test is deterministic and fails for a machine whose rate
     is well above eps (e.g. Hardoon's rule judged against eps: see the last assertion)."""
     trials, n = 300, 30
     rng = np.random.default_rng(100 + n_classes)
-    errors = {name: {eps: 0 for eps in (0.05, 0.1, 0.2)} for name in protocol.MACHINES}
+    levels = (0.05, 0.1, 0.2)
+    errors = {
+        (name, smoothed): dict.fromkeys(levels, 0)
+        for name in protocol.MACHINES
+        for smoothed in (False, True)
+    }
     for _ in range(trials):
         X, y = both_classes(n + 1, n_classes, rng)
         while np.bincount(y[:n], minlength=n_classes).min() < 3:
             X, y = both_classes(n + 1, n_classes, rng)
-        for name, model in protocol.machines(0.5, 2.0, int(rng.integers(1000))).items():
-            if isinstance(model, SplitConformalSVM):
-                protocol.fit_split(model, X[:n], y[:n])
-            else:
-                model.fit(X[:n], y[:n])
-            P = model.predict_p(X[n:])
-            for eps in errors[name]:
-                strict = name not in protocol.NON_STRICT
-                errors[name][eps] += conformal.error_rate(P, y[n:], eps, strict) > 0
-    for name, counts in errors.items():
+        seed, smoothing_seed = (int(s) for s in rng.integers(1000, size=2))
+        for name, model in protocol.machines(0.5, 2.0, seed).items():
+            protocol.fit_machine(model, X[:n], y[:n])
+            for smoothed in (False, True):
+                P, _ = protocol._p_values(model, X[n:], smoothing_seed if smoothed else None)
+                for eps in levels:
+                    strict = name not in protocol.NON_STRICT
+                    errors[name, smoothed][eps] += conformal.error_rate(P, y[n:], eps, strict) > 0
+    for (name, smoothed), counts in errors.items():
         for eps, count in counts.items():
             rate = _exact_hardoon(6, eps) if name == "Hardoon" else eps
-            assert count <= binom.ppf(1 - 5e-4, trials, rate), (name, eps, count)
+            assert count <= binom.ppf(1 - 5e-4, trials, rate), (name, smoothed, eps, count)
     # Hardoon's rule errs above eps at eps = 0.05 (1/7 = 0.143 exactly): detectable
-    assert errors["Hardoon"][0.05] > binom.ppf(1 - 5e-4, trials, 0.05)
+    assert errors["Hardoon", False][0.05] > binom.ppf(1 - 5e-4, trials, 0.05)
+
+
+def test_smoothed_p_values_never_exceed_the_others():
+    """Smoothing never raises a p-value (it moves the test example's own count and its ties
+    from ``>=`` to a fraction tau of them), and ``_p_values`` switches it back off."""
+    rng = np.random.default_rng(21)
+    X, y = both_classes(41, 3, rng)
+    for name, model in protocol.machines(0.5, 2.0, 4).items():
+        protocol.fit_machine(model, X[:40], y[:40])
+        P, _ = protocol._p_values(model, X[40:], None)
+        S, _ = protocol._p_values(model, X[40:], 7)
+        assert np.all(S <= P + 1e-12), name
+        assert not model.get_params()["smoothing"], name  # switched back off
 
 
 # --------------------------------------------------------------------------- the protocol
@@ -248,27 +266,67 @@ def test_every_machine_is_valid(n_classes):
 def test_protocol_same_rows_for_one_and_two_jobs(monkeypatch):
     small = {
         "n_train": 40,
-        "trials": dict.fromkeys(protocol.DATASETS, 2),
+        "trials": {"breast": 2, "iris": 2},
         "cost_sizes": (30,),
         "cost_tests": 2,
+        "cost_repeats": 2,
     }
     monkeypatch.setitem(protocol.SETTINGS, "book", small)
     one = protocol.run("book", seed=3, n_jobs=1, progress=False)
     two = protocol.run("book", seed=3, n_jobs=2, progress=False)
     pd.testing.assert_frame_equal(one.drop(columns="seconds"), two.drop(columns="seconds"))
-    assert len(one) == len(protocol.MACHINES) * (2 * len(protocol.DATASETS) + 2)
+    assert len(one) == len(protocol.MACHINES) * (2 * 2 + 2)
+    assert set(one["data"]) == {"breast", "iris", "satimage"}
     tables = protocol.summary(one)
     assert set(
         tables["Validity (errors of one test example per training set)"].index.get_level_values(
             "machine"
         )
     ) == set(protocol.MACHINES)
+    # p-values rounded to DECIMALS; smoothing never raises a p-value
+    p = one[[f"p{c}" for c in range(3)]].to_numpy()
+    s = one[[f"s{c}" for c in range(3)]].to_numpy()
+    finite = np.isfinite(p)
+    np.testing.assert_array_equal(p[finite], p[finite].round(protocol.DECIMALS))
+    assert np.all(s[finite] <= p[finite])
+
+
+def test_describe_counts_duplicates_directly():
+    table = protocol.describe()
+    assert list(table.index) == list(protocol.DATASETS)
+    for name in ("breast", "iris"):
+        X, y = protocol.load(name)
+        seen, duplicated, conflicting = {}, 0, 0
+        for row, label in zip(map(tuple, X), y):
+            if row in seen:
+                duplicated += 1
+                conflicting += label not in seen[row]
+                seen[row].add(label)
+            else:
+                seen[row] = {label}
+        assert table.loc[name, "duplicated"] == duplicated
+        # distinct (x, y) less distinct x: each further label of a row counts once
+        assert table.loc[name, "conflicting"] == sum(len(v) - 1 for v in seen.values())
+    assert (table["classes"] > 2).sum() >= 3 and len(table) >= 8
+    assert (table.loc[table["classes"] == 2, "duplicated"] > 0).sum() >= 2
 
 
 def test_band_is_the_binomial_quantiles():
     low, high = protocol.band(1000, 0.05)
     assert binom.cdf(low - 1, 1000, 0.05) <= 5e-4 < binom.cdf(low, 1000, 0.05)
     assert binom.cdf(high - 1, 1000, 0.05) < 1 - 5e-4 <= binom.cdf(high, 1000, 0.05)
+
+
+def test_band_power_by_simulation():
+    """The rate band_power returns is flagged in about 80% of simulated runs, and a rate 0.02
+    below it clearly less often."""
+    trials, eps = 400, 0.1
+    rate = protocol.band_power(trials, eps)
+    high = protocol.band(trials, eps)[1]
+    assert binom.sf(high, trials, rate) == pytest.approx(0.8, abs=1e-4)
+    counts = np.random.default_rng(8).binomial(trials, [rate, rate - 0.02], size=(20000, 2))
+    flagged = (counts > high).mean(axis=0)
+    assert flagged[0] == pytest.approx(0.8, abs=0.01) and flagged[1] < 0.6
 
 
 # --------------------------------------------------------------------------- bad input
@@ -304,7 +362,7 @@ def test_bad_data_name_the_argument():
     with pytest.raises(ValueError, match="^true_index"):
         observed_fuzziness(np.full((2, 2), 0.5), np.array([0, 2]))
     with pytest.raises(ValueError, match="^name"):
-        protocol.load("iris")
+        protocol.load("usps")
 
 
 @pytest.mark.parametrize(
@@ -356,7 +414,8 @@ def test_scikit_learn_conventions(estimator, check):
 
 
 def test_tables_count_by_hand():
-    """validity, efficiency, curves, forced and the paired OF differences on four hand-made rows."""
+    """validity, efficiency, class errors, curves, forced and the paired differences on four
+    hand-made rows."""
     base = {
         "stage": "trial",
         "data": "d",
@@ -364,7 +423,7 @@ def test_tables_count_by_hand():
         "test": 0,
         "n_classes": 2,
         "seconds": 1.0,
-        **{f"p{c}": np.nan for c in range(2, protocol.MAX_CLASSES)},
+        **{f"{k}{c}": np.nan for k in "ps" for c in range(2, protocol.MAX_CLASSES)},
     }
     rows = pd.DataFrame(
         [
@@ -374,17 +433,49 @@ def test_tables_count_by_hand():
             {**base, "machine": "Hardoon", "trial": 1, "true": 1, "p0": 0.1, "p1": 0.6},
         ]
     )
+    rows["s0"], rows["s1"] = rows["p0"] / 2, rows["p1"] / 2
     validity = protocol.validity(rows)
     assert validity.loc[("d", "Split"), "errors@0.05"] == 1  # 0.04 <= 0.05
     assert validity.loc[("d", "Hardoon"), "errors@0.05"] == 0  # p >= eps keeps 0.05
+    smoothed = protocol.validity(rows, smoothed=True)
+    assert smoothed.loc[("d", "Hardoon"), "errors@0.05"] == 1  # 0.025 < 0.05
     eff = protocol.efficiency(rows).loc[("d", 10, "Split")]
     assert eff["OF"] == pytest.approx((0.5 + 0.3) / 2) and eff["size"] == pytest.approx(1.5)
     assert eff["accuracy"] == pytest.approx(0.5)
+    assert protocol.efficiency(rows, smoothed=True).loc[("d", 10, "Split"), "OF"] == (
+        pytest.approx(0.2)
+    )
+    errors = protocol.class_errors(rows, 0.05)
+    assert errors.loc[("d", "Split", 0), ["trials", "errors"]].tolist() == [1, 1]
+    assert errors.loc[("d", "Split", 1), "rate"] == 0.0
     curve = protocol.curves(rows, [0.05])
     assert curve.set_index("machine").loc["Split", "error"] == pytest.approx(0.5)
     forced = protocol.forced(rows)
     assert forced["confidence"].tolist() == pytest.approx([0.96, 0.7, 0.95, 0.9])
-    diff = protocol.fuzziness_differences(rows, [("Split", "Hardoon")])
+    diff = protocol.paired_differences(rows, [("Split", "Hardoon")])
     assert diff.loc[("Split - Hardoon", "d"), "mean"] == pytest.approx(
         ((0.5 - 0.2) + (0.3 - 0.1)) / 2
     )
+    # one data set: the pooled row is that set's
+    assert diff.loc[("Split - Hardoon", "pooled"), "mean"] == pytest.approx(0.25)
+    assert diff.loc[("Split - Hardoon", "pooled"), "negative"] == "0 of 1"
+    sizes = protocol.paired_differences(rows, [("Split", "Hardoon")], "size", 0.05)
+    assert sizes.loc[("Split - Hardoon", "d"), "mean"] == pytest.approx(((1 - 2) + (2 - 2)) / 2)
+    effect = protocol.smoothing_effect(rows)
+    assert effect.loc[("Split", "d"), "mean"] == pytest.approx(-0.2)
+
+
+def test_pooled_differences_by_hand():
+    """Two data sets: the pooled mean is the mean of the sets' means, its standard error
+    sqrt(se_1^2 + se_2^2) / 2."""
+    diff = pd.Series(
+        [1.0, 3.0, -2.0, -4.0, -6.0],
+        index=pd.MultiIndex.from_tuples(
+            [("a", 0), ("a", 1), ("b", 0), ("b", 1), ("b", 2)], names=["data", "trial"]
+        ),
+    )
+    stats = protocol._paired(diff)
+    se_a, se_b = np.std([1, 3], ddof=1) / np.sqrt(2), np.std([-2, -4, -6], ddof=1) / np.sqrt(3)
+    assert stats.loc["pooled", "mean"] == pytest.approx((2 - 4) / 2)
+    assert stats.loc["pooled", "se"] == pytest.approx(np.sqrt(se_a**2 + se_b**2) / 2)
+    assert stats.loc["pooled", "negative"] == "1 of 2"

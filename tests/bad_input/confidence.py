@@ -568,6 +568,18 @@ CASES = (
             lambda: protocol.evaluate("breast", np.arange(10), np.arange(10, 11), 0.5),
             "seed",
         ),
+        (
+            P + "evaluate",
+            "smoothing_seed negative",
+            lambda: protocol.evaluate("breast", np.arange(10), np.arange(10, 11), 0, -1),
+            "smoothing_seed",
+        ),
+        (
+            P + "evaluate",
+            "repeats zero",
+            lambda: protocol.evaluate("breast", np.arange(10), np.arange(10, 11), 0, 0, 0),
+            "repeats",
+        ),
         (P + "run", "unknown scale", lambda: protocol.run(scale="huge"), "scale"),
         (P + "run", "seed negative", lambda: protocol.run(seed=-1), "seed"),
         (P + "run", "seed a string", lambda: protocol.run(seed="0"), "seed"),
@@ -576,10 +588,13 @@ CASES = (
         (P + "band", "trials zero", lambda: protocol.band(0, 0.1), "trials"),
         (P + "band", "eps 1", lambda: protocol.band(100, 1.0), "eps"),
         (P + "band", "trials a float", lambda: protocol.band(100.0, 0.1), "trials"),
+        (P + "band_power", "trials zero", lambda: protocol.band_power(0, 0.1), "trials"),
+        (P + "band_power", "eps 0", lambda: protocol.band_power(100, 0.0), "eps"),
+        (P + "band_power", "power 1", lambda: protocol.band_power(100, 0.1, 1.0), "power"),
     ]
     + [
         case
-        for func in ("validity", "efficiency", "summary", "forced")
+        for func in ("validity", "efficiency", "summary", "forced", "class_errors")
         for case in [
             (P + func, "rows not a table", lambda f=func: getattr(protocol, f)([1]), "rows"),
             (P + func, "rows empty", lambda f=func: getattr(protocol, f)(ROWS.iloc[:0]), "rows"),
@@ -588,6 +603,28 @@ CASES = (
                 "rows without columns",
                 lambda f=func: getattr(protocol, f)(ROWS[["data", "p0"]]),
                 "rows",
+            ),
+        ]
+    ]
+    + [
+        case
+        for func in ("validity", "efficiency", "forced", "class_errors", "curves")
+        for case in [
+            (
+                P + func,
+                "smoothed p-values asked, none in the rows",
+                lambda f=func: getattr(protocol, f)(
+                    ROWS, *([[0.1]] if f == "curves" else []), smoothed=True
+                ),
+                "rows",
+            ),
+            (
+                P + func,
+                "smoothed a string",
+                lambda f=func: getattr(protocol, f)(
+                    ROWS, *([[0.1]] if f == "curves" else []), smoothed="yes"
+                ),
+                "smoothed",
             ),
         ]
     ]
@@ -630,28 +667,52 @@ CASES = (
             "significances",
         ),
         (
-            P + "fuzziness_differences",
+            P + "paired_differences",
             "rows not a table",
-            lambda: protocol.fuzziness_differences("rows", [("Split", "Split")]),
+            lambda: protocol.paired_differences("rows", [("Split", "Split")]),
             "rows",
         ),
         (
-            P + "fuzziness_differences",
+            P + "paired_differences",
             "machine not in rows",
-            lambda: protocol.fuzziness_differences(ROWS, [("Split", "TSVM")]),
+            lambda: protocol.paired_differences(ROWS, [("Split", "TSVM")]),
             "pairs",
         ),
         (
-            P + "fuzziness_differences",
+            P + "paired_differences",
             "no pair",
-            lambda: protocol.fuzziness_differences(ROWS, []),
+            lambda: protocol.paired_differences(ROWS, []),
             "pairs",
         ),
         (
-            P + "fuzziness_differences",
+            P + "paired_differences",
             "a pair of three",
-            lambda: protocol.fuzziness_differences(ROWS, [("Split", "Split", "Split")]),
+            lambda: protocol.paired_differences(ROWS, [("Split", "Split", "Split")]),
             "pairs",
+        ),
+        (
+            P + "paired_differences",
+            "measure unknown",
+            lambda: protocol.paired_differences(ROWS, [("Split", "Split")], measure="width"),
+            "measure",
+        ),
+        (
+            P + "per_trial",
+            "significance 1",
+            lambda: protocol.per_trial(ROWS, "size", significance=1.0),
+            "significance",
+        ),
+        (
+            P + "smoothing_effect",
+            "no smoothed p-values in the rows",
+            lambda: protocol.smoothing_effect(ROWS),
+            "rows",
+        ),
+        (
+            P + "class_errors",
+            "significance 0",
+            lambda: protocol.class_errors(ROWS, 0.0),
+            "significance",
         ),
     ]
 )

