@@ -165,7 +165,7 @@ def test_readme_code_runs_and_prints_what_it_shows(capsys):
     exactly the output the README shows under it, so the README cannot fall behind."""
     blocks = _readme_blocks()
     assert sum(1 for _, shown in blocks if shown) == 1  # the quick start
-    assert any("predict_set" in code and "pipe[-1].predict_p" in code for code, _ in blocks)
+    assert any("predict_set" in code and "pipe.predict_p" in code for code, _ in blocks)
     for code, shown in blocks:
         with warnings.catch_warnings():
             warnings.simplefilter("error")

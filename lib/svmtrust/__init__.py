@@ -14,6 +14,8 @@ One module per idea:
 - :mod:`~svmtrust.qp`: the one call to Clarabel behind every exact problem (tolerances, retry,
   :class:`~svmtrust.qp.SolveError`) and the factor of a positive semi-definite matrix.
 - :mod:`~svmtrust.conformal`: p-values, prediction regions, confidence and credibility.
+- :mod:`~svmtrust.pipeline`: preprocessing in front of a confidence machine, its p-values,
+  regions and credibility still in reach.
 - :mod:`~svmtrust.transduction`: Saunders, Gammerman & Vovk 1999, transductive SVM p-values,
   joint p-values, margin transduction.
 - :mod:`~svmtrust.rank_sum`: the exact rank-sum p-value of several test examples (and its Monte

@@ -156,6 +156,34 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         The SVMs of the training set alone.
     incremental_ : list of IncrementalSVM
         ``method="incremental"`` only: the SVMs of ``base_``, ready to take one more example.
+
+    Examples
+    --------
+    Two Gaussian classes of 15 points; the p-values are multiples of 1/31, or with
+    ``mondrian=True`` of 1/16 (the test example ranked within its candidate class):
+
+    >>> import numpy as np
+    >>> from svmtrust.svm_distance import DistanceTCM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (15, 2)), rng.normal(1, 1, (15, 2))])
+    >>> y = np.repeat(["neg", "pos"], 15)
+    >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
+    >>> model = DistanceTCM(kernel="rbf", C=1.0).fit(X, y)
+    >>> model.predict_p(new).round(3)  # columns: model.classes_
+    array([[0.484, 0.032],
+           [0.032, 0.677],
+           [0.097, 0.065]])
+    >>> model.predict_set(new, confidence=0.9)  # the 90% regions: p > 0.1
+    array([[ True, False],
+           [False,  True],
+           [False, False]])
+    >>> DistanceTCM(kernel="rbf", C=1.0, mondrian=True).fit(X, y).predict_p(new).round(3)
+    array([[0.438, 0.062],
+           [0.062, 0.75 ],
+           [0.125, 0.062]])
+
+    The third object's region is empty at 90%: neither label makes it conform, which its
+    credibility (the largest p-value) reports.
     """
 
     def __init__(
@@ -224,7 +252,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         n = base.alpha.size
         if signs[n] * base.decision_function(gram[n:, :n])[0] >= 1.0 + OUTSIDE_MARGIN_TOL:
             return replace(base, alpha=np.r_[base.alpha, 0.0], y=signs), 0
-        return fit_svm(gram, signs, self.C, self.solver, check_kernel=False), 1
+        return fit_svm(gram, signs, self.C, self.solver, check_input=False), 1
 
     def bag_strangeness(self, gram, codes) -> np.ndarray:
         """Strangeness (D) of every example of one labelled bag (training examples first).

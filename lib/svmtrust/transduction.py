@@ -244,6 +244,38 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         class, one against the rest.
     incremental_ : list of IncrementalSVM
         ``method="incremental"`` only: the SVMs of ``base_``, ready to take one more example.
+
+    Examples
+    --------
+    Two Gaussian classes of 15 points, an RBF kernel and a soft margin. Each p-value ranks the
+    test example's multiplier among the 31 of its augmented SVM, so it is a multiple of 1/31:
+
+    >>> import numpy as np
+    >>> from svmtrust.transduction import TransductiveSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (15, 2)), rng.normal(1, 1, (15, 2))])
+    >>> y = np.repeat(["neg", "pos"], 15)
+    >>> model = TransductiveSVM(kernel="rbf", C=1.0).fit(X, y)
+    >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
+    >>> model.predict_p(new).round(3)  # columns: model.classes_
+    array([[1.   , 0.29 ],
+           [0.258, 1.   ],
+           [0.226, 0.258]])
+    >>> model.predict_set(new, 0.25)  # the labels with p > 0.25
+    array([[ True,  True],
+           [ True,  True],
+           [False,  True]])
+    >>> labels, confidence, credibility = model.predict_confidence(new)
+    >>> labels.tolist(), confidence.round(3).tolist(), credibility.round(3).tolist()
+    (['neg', 'pos', 'pos'], [0.71, 0.742, 0.774], [1.0, 1.0, 0.258])
+
+    The default is the paper's hard margin, which needs separable data; a copy of a point
+    with the other label makes the set inseparable, and :meth:`fit` says what to pass:
+
+    >>> TransductiveSVM().fit(np.vstack([X, X[:1]]), np.append(y, "pos"))
+    Traceback (most recent call last):
+    ...
+    svmtrust.qp.SolveError: libsvm solve failed with status 'unbounded': the training set is not separable, so the hard margin (C = inf) has no solution; use a finite C
     """
 
     def __init__(
@@ -419,7 +451,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
 
     def _solve(self, gram, y, what: str):
         """Solve one augmented dual, eqs. (8)-(11); failures name the set (``what``)."""
-        return self._named(what, fit_svm, gram, y, self.C, self.solver, check_kernel=False)
+        return self._named(what, fit_svm, gram, y, self.C, self.solver, check_input=False)
 
     def _named(self, what: str, func, *args, **kwargs):
         """``func(*args, **kwargs)``, a :class:`~svmtrust.svm.SolveError` naming the set."""
