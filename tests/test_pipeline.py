@@ -55,7 +55,7 @@ def test_a_machine_alone_and_the_step_names():
 
 
 def test_methods_exist_only_for_a_conformal_last_step():
-    pipe = make_conformal_pipeline(StandardScaler(), SVC())
+    pipe = ConformalPipeline([("scaler", StandardScaler()), ("svc", SVC())])
     assert not hasattr(pipe, "predict_p")
     assert not hasattr(pipe, "predict_set")
     assert hasattr(make_conformal_pipeline(StandardScaler(), TCMNearestNeighbours()), "predict_p")

@@ -110,5 +110,17 @@ def make_conformal_pipeline(*steps, memory=None, verbose=False) -> ConformalPipe
     Returns
     -------
     ConformalPipeline
+
+    Raises
+    ------
+    ValueError
+        If no step is given, or the last one has no ``predict_p`` (not a conformal estimator).
     """
+    if not steps:
+        raise ValueError("steps: give the transformers, then the conformal estimator")
+    if not hasattr(steps[-1], "predict_p"):
+        raise ValueError(
+            f"steps: the last step must be a conformal estimator (one with predict_p), got "
+            f"{type(steps[-1]).__name__}"
+        )
     return ConformalPipeline(make_pipeline(*steps).steps, memory=memory, verbose=verbose)
