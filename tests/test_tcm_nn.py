@@ -194,7 +194,14 @@ def test_sklearn_estimator_basics():
     X = rng.normal(size=(40, 2))
     y = np.where(X[:, 0] > 0, "pos", "neg")
     model = TCMNearestNeighbours(k=2, block_size=16)
-    assert model.get_params() == {"k": 2, "block_size": 16, "n_jobs": None, "algorithm": "auto"}
+    assert model.get_params() == {
+        "k": 2,
+        "block_size": 16,
+        "n_jobs": None,
+        "algorithm": "auto",
+        "smoothing": False,
+        "smoothing_seed": 0,
+    }
     twin = clone(model).set_params(k=1)
     assert twin.k == 1 and model.k == 2
     model.fit(X, y)
