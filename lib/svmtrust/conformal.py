@@ -210,14 +210,12 @@ def counts_p_values(greater, ties, n, include_new=True, tau=None) -> np.ndarray:
     return (greater + tau * (ties + extra)) / (n + extra)
 
 
-def _check_tau(tau, m: int) -> np.ndarray:
-    """``tau`` as a float or an array of m floats, each in [0, 1]."""
-    try:
-        values = np.asarray(tau, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"tau: expected a number in [0, 1] or one per new score ({err})") from None
-    if isinstance(tau, (bool, np.bool_)) or values.ndim > 1 or values.size not in (1, m):
+def _check_tau(tau, m: int):
+    """``tau`` as a float or an array of m floats, each in [0, 1] (no strings, no booleans)."""
+    values = np.asarray(tau)
+    if values.dtype.kind not in "iuf" or values.ndim > 1 or values.size not in (1, m):
         raise ValueError(f"tau: expected a number in [0, 1] or {m} of them, got {tau!r}")
+    values = values.astype(np.float64)
     if np.any(np.isnan(values)) or np.any((values < 0) | (values > 1)):
         raise ValueError("tau: every value must lie in [0, 1]")
     return values if values.ndim == 1 else float(values)
