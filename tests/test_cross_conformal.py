@@ -126,7 +126,7 @@ def test_bad_n_folds(n_folds):
 
 
 def test_cross_conformal_error_rate_near_eps_on_exchangeable_data():
-    """Not guaranteed valid (Vovk 2015 proves a bound of about 2 eps): on 150 trials of 30
+    """Not guaranteed valid (the guarantee is only about 2 eps): on 150 trials of 30
     Gaussian training and 4 test examples, the error rate at eps = 0.1, 0.2 stays within 4
     trial-level binomial deviations (0.098, 0.131) above eps: measured 0.075 and 0.195, and
     0.072 and 0.187 without smoothing; split conformal on the same trials, which is valid,

@@ -27,8 +27,11 @@ K folds are added:
     p(x, y) = (sum_k #{i in fold k : a_i >= a^k(x, y)} + 1) / (n + 1).                 (CC)
 
 Every example calibrates, and each model trains on ``(K - 1) / K`` of the data; but the scores
-of different folds come from different models, so (CC) is *not* guaranteed valid: Vovk (2015)
-finds it valid in experiments and proves only that ``P{p <= eps}`` is at most about ``2 eps``.
+of different folds come from different models, so (CC) is *not* guaranteed valid: Vovk (2015,
+Appendix) shows that it is not provably valid and finds it valid in experiments. (CC) is nearly
+the mean of the folds' split conformal p-values, and a mean of valid p-values is guaranteed
+valid only once doubled (Rüschendorf's bound), so the error probability can reach about
+``2 eps``; Gasparin & Ramdas (2025) prove ``2 eps + 2 (1 - eps) (K - 1) / (n + K)``.
 
 Every machine here takes ``smoothing=True`` for smoothed p-values
 (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman & Shafer 2005, Sec. 2.4),
@@ -334,9 +337,8 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
     and the label-conditional (Mondrian) version counts, in every fold, the examples of class
     ``y`` only, over ``n_y + 1``. Cross-conformal p-values are **not guaranteed valid**: the
     folds' scores come from different models, so the test example is not exchangeable with the
-    calibration examples. Vovk (2015) finds them valid in experiments and proves only a bound
-    of about ``2 eps`` on ``P{p <= eps}``; the tests measure the error rate on exchangeable
-    data.
+    calibration examples. Vovk (2015) finds them valid in experiments; the guarantee is only
+    about ``2 eps`` (module notes). The tests measure the error rate on exchangeable data.
 
     Parameters
     ----------
