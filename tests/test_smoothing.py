@@ -28,7 +28,7 @@ from svmtrust.svm_distance import DistanceTCM
 from svmtrust.tcm_nn import SplitConformalNearestNeighbours, TCMNearestNeighbours
 from svmtrust.transduction import TransductiveSVM
 
-from tests.test_tcm_nn import _distance_matrix, _ratio, _sum_smallest
+from tests.test_tcm_nn import brute_force_p
 
 KERNEL = functools.partial(rbf_kernel, gamma=0.5)
 EPS = np.array([0.1, 0.2, 0.3])
@@ -210,26 +210,6 @@ def test_selector_smooths_the_p_values_of_its_chosen_model():
 # --------------------------------------------------------------------------- TCM-NN backends
 
 
-def _brute_force_smoothed(X, y, X_test, k, tau):
-    """Every strangeness recomputed in every augmented bag, then the smoothed eq. (3)."""
-    classes = np.unique(y)
-    P = np.empty((len(X_test), len(classes)))
-    for t, x in enumerate(X_test):
-        Z = np.vstack([X, x])
-        D = _distance_matrix(Z)
-        for c, label in enumerate(classes):
-            labels = np.append(y, label)
-            alphas = []
-            for i in range(len(Z)):
-                others = np.arange(len(Z)) != i
-                same = D[i, others & (labels == labels[i])]
-                other = D[i, others & (labels != labels[i])]
-                alphas.append(_ratio(_sum_smallest(same, k), _sum_smallest(other, k)))
-            old, new = np.array(alphas[:-1]), alphas[-1]
-            P[t, c] = (np.sum(old > new) + tau[t] * (np.sum(old == new) + 1)) / (len(old) + 1)
-    return P
-
-
 @pytest.mark.parametrize("k", [1, 2])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_tcm_nn_backends_agree_with_smoothing_and_with_brute_force(k, n_classes):
@@ -249,7 +229,7 @@ def test_tcm_nn_backends_agree_with_smoothing_and_with_brute_force(k, n_classes)
     }
     assert np.array_equal(P["exact"], P["fast"])
     tau = conformal.smoothing_draws(9, len(X_test))
-    np.testing.assert_allclose(P["exact"], _brute_force_smoothed(X, y, X_test, k, tau), atol=1e-15)
+    assert np.array_equal(P["exact"], brute_force_p(X, y, X_test, k, tau))
 
 
 # --------------------------------------------------------------------------- bad values

@@ -47,8 +47,9 @@ def _sum_smallest(values, k):
     return total
 
 
-def brute_force_p(X, y, X_test, k):
-    """Recompute every strangeness value in every augmented bag, then eq. (3)."""
+def brute_force_p(X, y, X_test, k, tau=None):
+    """Recompute every strangeness value in every augmented bag, then eq. (3) (smoothed with
+    ``tau``, one draw per test object, if given)."""
     classes = np.unique(y)
     P = np.empty((len(X_test), len(classes)))
     for t, x in enumerate(X_test):
@@ -62,7 +63,7 @@ def brute_force_p(X, y, X_test, k):
                 same = D[i, others & (labels == labels[i])]
                 other = D[i, others & (labels != labels[i])]
                 alphas.append(_ratio(_sum_smallest(same, k), _sum_smallest(other, k)))
-            P[t, c] = p_values(alphas[:-1], alphas[-1])
+            P[t, c] = p_values(alphas[:-1], alphas[-1], tau=None if tau is None else tau[t])
     return P
 
 

@@ -49,6 +49,7 @@ from .validation import (
 
 __all__ = [
     "ConformalClassifierMixin",
+    "SplitConformalMixin",
     "p_values",
     "calibration_p_values",
     "rank_counts",
@@ -455,6 +456,45 @@ class ConformalClassifierMixin:
         """
         significance = region_significance(significance, confidence)
         return predict_set(self._fitted_p_values(X), significance)
+
+
+class SplitConformalMixin(ConformalClassifierMixin):
+    """:meth:`predict_p` of a split (inductive) conformal machine, through
+    :func:`calibration_p_values`.
+
+    A class that mixes this in defines ``test_scores(X) -> (m, n_classes)`` (which checks that
+    it is fitted), the fitted ``classes_``, ``calibration_scores_`` and ``calibration_codes_``
+    (the class index of each calibration example), and the parameters ``mondrian``,
+    ``smoothing`` and ``smoothing_seed``; it may override :meth:`_include_new` (Hardoon's
+    convention).
+    """
+
+    def _include_new(self) -> bool:
+        """Whether the test example counts in its own bag (:func:`p_values`)."""
+        return True
+
+    def predict_p(self, X) -> np.ndarray:
+        """p-values of every candidate label: each test score ranked among the calibration
+        scores (of its label only, with ``mondrian``), smoothed with ``smoothing``.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+            Columns in ``classes_`` order.
+        """
+        scores = self.test_scores(X)
+        return calibration_p_values(
+            self.calibration_scores_,
+            scores,
+            self.calibration_codes_ if self.mondrian else None,
+            include_new=self._include_new(),
+            tau=smoothing_tau(self.smoothing, self.smoothing_seed, scores.shape[0]),
+            labels=self.classes_,
+        )
 
 
 def region_significance(significance=None, confidence=None) -> float:

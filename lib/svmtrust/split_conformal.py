@@ -123,7 +123,7 @@ class _ProperSVM:
         )
 
 
-class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
+class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEstimator):
     """Split conformal predictor around the SVM distance score (D), eq. (S).
 
     Parameters
@@ -279,26 +279,9 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         model = _ProperSVM(self.X_proper_, self.kernel_, self.svms_, self.classes_.size)
         return model.all_scores(X)
 
-    def predict_p(self, X) -> np.ndarray:
-        """p-values of every candidate label, shape (m, n_classes): eq. (S), or Hardoon et al.'s.
-
-        Parameters
-        ----------
-        X : array_like of shape (m, d)
-
-        Returns
-        -------
-        ndarray of shape (m, n_classes)
-        """
-        scores = self.test_scores(X)
-        return conformal.calibration_p_values(
-            self.calibration_scores_,
-            scores,
-            self.calibration_codes_ if self.mondrian else None,
-            include_new=self.convention == "conformal",
-            tau=conformal.smoothing_tau(self.smoothing, self.smoothing_seed, scores.shape[0]),
-            labels=self.classes_,
-        )
+    def _include_new(self) -> bool:
+        """Eq. (S) counts the test example in its own bag, Hardoon et al.'s p-value does not."""
+        return self.convention == "conformal"
 
     def predict_set(self, X, significance=None, *, confidence=None) -> np.ndarray:
         """Regions: ``p > eps`` (``convention="conformal"``) or ``p >= eps`` (``"hardoon"``),

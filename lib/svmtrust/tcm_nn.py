@@ -561,7 +561,7 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
 
 
 class SplitConformalNearestNeighbours(
-    conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator
+    conformal.SplitConformalMixin, ClassifierMixin, BaseEstimator
 ):
     """Split conformal predictor on the nearest-neighbour ratio of Proedrou et al. (2002).
 
@@ -701,23 +701,3 @@ class SplitConformalNearestNeighbours(
         X = check_estimator_X(self, X, reset=False) * self._scale
         _check_finite_distances(X, "X")
         return self._scores(X)
-
-    def predict_p(self, X) -> np.ndarray:
-        """p-values of every candidate label, shape (m, n_classes).
-
-        Parameters
-        ----------
-        X : array_like of shape (m, d)
-
-        Returns
-        -------
-        ndarray of shape (m, n_classes)
-        """
-        scores = self.test_scores(X)
-        return conformal.calibration_p_values(
-            self.calibration_scores_,
-            scores,
-            self.calibration_codes_ if self.mondrian else None,
-            tau=conformal.smoothing_tau(self.smoothing, self.smoothing_seed, scores.shape[0]),
-            labels=self.classes_,
-        )

@@ -123,6 +123,12 @@ CASES = (
             lambda: conformal.counts_p_values([0], [0], 3, tau=2.0),
             "tau",
         ),
+        (
+            M + "SplitConformalMixin.predict_p",
+            "unfitted",
+            lambda: SplitConformalNearestNeighbours().predict_p(X),
+            "X",
+        ),
         (M + "smoothing_draws", "seed negative", lambda: conformal.smoothing_draws(-1, 3), "seed"),
         (M + "smoothing_draws", "m negative", lambda: conformal.smoothing_draws(0, -1), "m"),
         (M + "smoothing_draws", "m a float", lambda: conformal.smoothing_draws(0, 2.0), "m"),
