@@ -143,6 +143,13 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         (:class:`svmtrust.incremental_svm.IncrementalSVM`, once per problem and sign of the
         test example) or solved from scratch. Both give the canonical optimum, so the same
         p-values (tested).
+    smoothing : bool, default False
+        Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
+        Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
+        labels, so that ``P{p <= eps} = eps`` exactly.
+    smoothing_seed : int, default 0
+        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test examples
+        get the same p-values on every call. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -196,6 +203,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         gamma="scale",
         degree=3,
         coef0=0.0,
+        smoothing=False,
+        smoothing_seed=0,
     ):
         self.kernel = kernel
         self.C = C
@@ -205,6 +214,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
 
     def fit(self, X, y):
         """Store the training set, its Gram matrix and its SVMs.
@@ -328,6 +339,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         cross = kernel_block(self.kernel_, self.X_train_, X)
         n = self.codes_.size
         P = np.empty((X.shape[0], self.classes_.size))
+        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, X.shape[0])
+        tau = [None] * X.shape[0] if tau is None else tau
         solves = 0
         for i in range(X.shape[0]):
             x, column = X[i : i + 1], cross[:, i : i + 1]
@@ -345,7 +358,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
                 a = conformal.merge_ties(a, TIE_TOL)
                 solves += solved
                 old = a[:n][self.codes_ == c] if self.mondrian else a[:n]
-                P[i, c] = conformal.p_values(old, a[n])
+                P[i, c] = conformal.p_values(old, a[n], tau=tau[i])
         return P, solves
 
     def predict_p(self, X) -> np.ndarray:

@@ -232,6 +232,14 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         sign of the test example), ``"retrain"`` solves the augmented dual from scratch. Both
         give the canonical optimum, so the same p-values (tested); joint labellings of several
         test examples are always retrained.
+    smoothing : bool, default False
+        Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
+        Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
+        labels, so that ``P{p <= eps} = eps`` exactly.
+    smoothing_seed : int, default 0
+        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test examples
+        get the same p-values on every call. Both are checked when p-values are computed.
+        Joint p-values (:meth:`solve_joint`) are not smoothed.
 
     Attributes
     ----------
@@ -291,6 +299,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         gamma="scale",
         degree=3,
         coef0=0.0,
+        smoothing=False,
+        smoothing_seed=0,
     ):
         self.kernel = kernel
         self.C = C
@@ -303,6 +313,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
 
     # -- fitting -----------------------------------------------------------------------
 
@@ -489,6 +501,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         p, alpha_new = np.empty(shape), np.empty(shape)
         w2, objective = np.empty(shape), np.empty(shape)
         n = self.X_train_.shape[0]
+        tau = self._tau(X.shape[0])
         for i in range(X.shape[0]):
             gram, additions = self._one_more(cross[:, i : i + 1], X[i : i + 1])
             for code, label in enumerate(self.classes_):
@@ -498,8 +511,13 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                 )
                 alpha_new[i, code] = alpha[n]
                 merged = merge_multiplier_ties(alpha)
-                p[i, code] = conformal.p_values(merged[:n], merged[n])
+                p[i, code] = conformal.p_values(merged[:n], merged[n], tau=tau[i])
         return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2, objective=objective)
+
+    def _tau(self, m: int) -> list:
+        """Each test example's smoothing draw (``None`` for each without smoothing)."""
+        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, m)
+        return [None] * m if tau is None else list(tau)
 
     def solve_mondrian(self, X) -> np.ndarray:
         """Label-conditional (Mondrian) p-values: one SVM per candidate label.
@@ -544,6 +562,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         gain = np.empty_like(p)
         n = self.X_train_.shape[0]
         binary = self.classes_.size == 2
+        tau = self._tau(X.shape[0])
         for i in range(X.shape[0]):
             gram, additions = self._one_more(cross[:, i : i + 1], X[i : i + 1])
             for code, label in enumerate(self.classes_):
@@ -556,7 +575,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                 gain[i, code] = objective - base.objective
                 merged = merge_multiplier_ties(alpha)
                 same = self.codes_ == code
-                p[i, code] = conformal.p_values(merged[:n][same], merged[n])
+                p[i, code] = conformal.p_values(merged[:n][same], merged[n], tau=tau[i])
         return p, gain
 
     def joint_p_value(self, X, y) -> float:
