@@ -27,8 +27,8 @@ from svmtrust.nonconformity_selection import (
     NonconformityModelSelector,
     TestMarginSelector,
 )
-from svmtrust.split_conformal import SplitConformalSVM
-from svmtrust.tcm_nn import TCMNearestNeighbours
+from svmtrust.split_conformal import CrossConformalSVM, SplitConformalSVM
+from svmtrust.tcm_nn import SplitConformalNearestNeighbours, TCMNearestNeighbours
 from svmtrust.transduction import TransductiveSVM
 
 GRID = dict(gammas=(0.5, 2.0), Cs=(1.0, 10.0))
@@ -92,7 +92,13 @@ def test_selectors_encode_any_two_labels(estimator, labels):
 # --------------------------------------------------------------------------- pandas DataFrames
 
 #: Every estimator of the package, the conformal ones with ``predict_p``/``predict_set``.
-ALL_ESTIMATORS = [*ESTIMATORS, TCMNearestNeighbours(k=1), SplitConformalSVM(kernel=RBF())]
+ALL_ESTIMATORS = [
+    *ESTIMATORS,
+    TCMNearestNeighbours(k=1),
+    SplitConformalSVM(kernel=RBF()),
+    CrossConformalSVM(kernel=RBF(), n_folds=3),
+    SplitConformalNearestNeighbours(k=1),
+]
 
 
 @pytest.mark.parametrize(
@@ -165,7 +171,7 @@ def test_readme_code_runs_and_prints_what_it_shows(capsys):
     exactly the output the README shows under it, so the README cannot fall behind."""
     blocks = _readme_blocks()
     assert sum(1 for _, shown in blocks if shown) == 1  # the quick start
-    assert any("predict_set" in code and "pipe[-1].predict_p" in code for code, _ in blocks)
+    assert any("predict_set" in code and "pipe.predict_p" in code for code, _ in blocks)
     for code, shown in blocks:
         with warnings.catch_warnings():
             warnings.simplefilter("error")

@@ -47,8 +47,9 @@ def _sum_smallest(values, k):
     return total
 
 
-def brute_force_p(X, y, X_test, k):
-    """Recompute every strangeness value in every augmented bag, then eq. (3)."""
+def brute_force_p(X, y, X_test, k, tau=None):
+    """Recompute every strangeness value in every augmented bag, then eq. (3) (smoothed with
+    ``tau``, one draw per test object, if given)."""
     classes = np.unique(y)
     P = np.empty((len(X_test), len(classes)))
     for t, x in enumerate(X_test):
@@ -62,7 +63,7 @@ def brute_force_p(X, y, X_test, k):
                 same = D[i, others & (labels == labels[i])]
                 other = D[i, others & (labels != labels[i])]
                 alphas.append(_ratio(_sum_smallest(same, k), _sum_smallest(other, k)))
-            P[t, c] = p_values(alphas[:-1], alphas[-1])
+            P[t, c] = p_values(alphas[:-1], alphas[-1], tau=None if tau is None else tau[t])
     return P
 
 
@@ -194,7 +195,14 @@ def test_sklearn_estimator_basics():
     X = rng.normal(size=(40, 2))
     y = np.where(X[:, 0] > 0, "pos", "neg")
     model = TCMNearestNeighbours(k=2, block_size=16)
-    assert model.get_params() == {"k": 2, "block_size": 16, "n_jobs": None, "algorithm": "auto"}
+    assert model.get_params() == {
+        "k": 2,
+        "block_size": 16,
+        "n_jobs": None,
+        "algorithm": "auto",
+        "smoothing": False,
+        "smoothing_seed": 0,
+    }
     twin = clone(model).set_params(k=1)
     assert twin.k == 1 and model.k == 2
     model.fit(X, y)

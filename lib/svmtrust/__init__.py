@@ -13,7 +13,10 @@ One module per idea:
   without retraining.
 - :mod:`~svmtrust.qp`: the one call to Clarabel behind every exact problem (tolerances, retry,
   :class:`~svmtrust.qp.SolveError`) and the factor of a positive semi-definite matrix.
-- :mod:`~svmtrust.conformal`: p-values, prediction regions, confidence and credibility.
+- :mod:`~svmtrust.conformal`: p-values (smoothed or not: every confidence machine takes
+  ``smoothing=True``), prediction regions, confidence and credibility.
+- :mod:`~svmtrust.pipeline`: preprocessing in front of a confidence machine, its p-values,
+  regions and credibility still in reach.
 - :mod:`~svmtrust.transduction`: Saunders, Gammerman & Vovk 1999, transductive SVM p-values,
   joint p-values, margin transduction.
 - :mod:`~svmtrust.rank_sum`: the exact rank-sum p-value of several test examples (and its Monte
@@ -21,12 +24,16 @@ One module per idea:
 - :mod:`~svmtrust.one_vs_rest`: several classes as SVMs of one class against the rest, shared
   by the full-transduction machines and split conformal prediction.
 - :mod:`~svmtrust.tcm_nn`: Proedrou et al. 2002, the transductive confidence machine with
-  nearest neighbours; the private module ``svmtrust._tcm_nn_fast`` is its fast backend, which
-  ``algorithm="auto"`` (the default) runs on larger training sets, with the same p-values.
+  nearest neighbours (:class:`~svmtrust.tcm_nn.TCMNearestNeighbours`), and split conformal
+  prediction on the same ratio (:class:`~svmtrust.tcm_nn.SplitConformalNearestNeighbours`);
+  the private module ``svmtrust._tcm_nn_fast`` is its fast backend, which ``algorithm="auto"``
+  (the default) runs on larger training sets, with the same p-values.
 - :mod:`~svmtrust.svm_distance`: the SVM's distance to its hyperplane as strangeness, and the
   full transductive machine on it (the proposal of Proedrou et al. 2002).
 - :mod:`~svmtrust.split_conformal`: split (inductive) conformal prediction around the same SVM
-  score, label-conditional or not, and Hardoon et al.'s fixed-model p-values.
+  score, label-conditional or not, Hardoon et al.'s fixed-model p-values
+  (:class:`~svmtrust.split_conformal.SplitConformalSVM`), and cross-conformal prediction
+  (Vovk 2015, :class:`~svmtrust.split_conformal.CrossConformalSVM`).
 - :mod:`~svmtrust.efficiency`: criteria of efficiency of conformal regions (Vovk et al. 2016),
   among them the observed fuzziness.
 - :mod:`~svmtrust.span`: Chapelle & Vapnik 1999, the span of support vectors, the span rule,

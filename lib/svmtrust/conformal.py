@@ -20,6 +20,15 @@ over a validation set of n scores (their nonconformity ``y f(x)`` is a conformit
 ``a = -y f(x)`` here). :func:`p_values` takes that convention as ``include_new=False``, and
 :func:`predict_set` takes their region rule ``p >= eps`` (their Definition 3.1) as
 ``strict=False``.
+
+Smoothed p-values (Vovk, Gammerman & Shafer 2005, Sec. 2.4) break ties at random: with one
+uniform draw ``tau`` in [0, 1] per new example,
+
+    p = (#{i : a_i > a_new} + tau (#{i : a_i = a_new} + 1)) / (n + 1),
+
+which is *exactly* valid, ``P{p <= eps} = eps`` under exchangeability, whatever the ties
+(:func:`p_values` with ``tau``; :func:`smoothing_draws` gives the draws every estimator uses).
+Hardoon's convention smooths as ``(#{a_i > a_new} + tau #{a_i = a_new}) / n``.
 """
 
 from __future__ import annotations
@@ -34,12 +43,19 @@ from .validation import (
     check_indices,
     check_integer,
     check_positive,
+    check_seed,
     check_significance,
 )
 
 __all__ = [
     "ConformalClassifierMixin",
+    "SplitConformalMixin",
     "p_values",
+    "calibration_p_values",
+    "rank_counts",
+    "counts_p_values",
+    "smoothing_draws",
+    "smoothing_tau",
     "merge_ties",
     "predict_set",
     "confidence_credibility",
@@ -49,8 +65,8 @@ __all__ = [
 ]
 
 
-def p_values(scores, new_scores, include_new=True) -> np.ndarray:
-    """Conformal p-values of new scores against a bag of old scores.
+def p_values(scores, new_scores, include_new=True, tau=None) -> np.ndarray:
+    """Conformal p-values of new scores against a bag of old scores, smoothed or not.
 
     Parameters
     ----------
@@ -64,21 +80,190 @@ def p_values(scores, new_scores, include_new=True) -> np.ndarray:
         ``True`` (the default, the conformal convention) counts the new example in its own
         bag; ``False`` is the convention of Hardoon, Hussain & Shawe-Taylor (2009, Sec. 3),
         ``#{i : scores_i >= new} / n``, which can be 0.
+    tau : float or array_like of shape (m,) in [0, 1], optional
+        ``None`` (the default): the p-value above, ties counted as stranger. A number (or one
+        per new score): the smoothed p-value of Vovk, Gammerman & Shafer (2005, Sec. 2.4),
+        ``(#{scores_i > new} + tau (#{scores_i == new} + 1)) / (n + 1)``, or with
+        ``include_new=False`` ``(#{scores_i > new} + tau #{scores_i == new}) / n``. With
+        ``tau`` uniform on [0, 1] and independent of the scores, ``P{p <= eps} = eps`` exactly
+        under exchangeability; ``tau = 1`` gives the p-value without smoothing.
 
     Returns
     -------
     ndarray of shape (m,) (a float for a scalar ``new_scores``)
         ``(#{i : scores_i >= new} + 1) / (n + 1)``, in ``[1 / (n + 1), 1]``, or with
         ``include_new=False`` ``#{i : scores_i >= new} / n``, in ``[0, 1]``. Ties count as
-        stranger, so equal scores give the largest p-value they can.
+        stranger, so equal scores give the largest p-value they can. Smoothed, the p-value
+        lies between the one without smoothing less ``(ties + 1) / (n + 1)`` and it.
+
+    Raises
+    ------
+    ValueError
+        Naming ``tau`` if it is not a number (or a vector of one per new score) in [0, 1].
+    """
+    scalar = np.ndim(new_scores) == 0
+    greater, ties = rank_counts(scores, np.atleast_1d(new_scores))
+    p = counts_p_values(greater, ties, np.size(scores), include_new, tau)
+    return float(p[0]) if scalar else p
+
+
+def calibration_p_values(
+    scores, test_scores, codes=None, include_new=True, tau=None, labels=None
+) -> np.ndarray:
+    """Split (inductive) conformal p-values of every test example and candidate label.
+
+    Column ``c`` ranks ``test_scores[:, c]`` among the calibration scores (:func:`p_values`),
+    or, label-conditional (Mondrian, Vovk, Gammerman & Shafer 2005, Sec. 4.5), among those of
+    the calibration examples of label ``c`` only.
+
+    Parameters
+    ----------
+    scores : array_like of shape (q,)
+        Strangeness of the calibration examples under their own labels.
+    test_scores : array_like of shape (m, n_labels)
+        Strangeness of each test example under each candidate label.
+    codes : array_like of int, shape (q,), optional
+        Column index of each calibration example's label: Mondrian p-values. ``None`` (the
+        default): every calibration example calibrates every label.
+    include_new, tau
+        As in :func:`p_values` (``tau`` one draw per test example, shared by its labels).
+    labels : sequence, optional
+        The labels' names, for the message when a label has no calibration example.
+
+    Returns
+    -------
+    ndarray of shape (m, n_labels)
+
+    Raises
+    ------
+    ValueError
+        Naming ``y``, if a label has no calibration example (Mondrian p-values only).
+    """
+    scores = _check_scores(scores, "scores")
+    try:
+        test_scores = np.asarray(test_scores, dtype=np.float64)  # inf allowed, NaN refused below
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"test_scores: expected a numeric array ({err})") from None
+    if test_scores.ndim != 2:
+        raise ValueError(f"test_scores: expected a 2-D array, got shape {test_scores.shape}")
+    n_labels = test_scores.shape[1]
+    if codes is not None:
+        codes = check_indices(codes, "codes", n_labels, size=scores.size)
+    labels = range(n_labels) if labels is None else labels
+    P = np.empty_like(test_scores)
+    for c in range(n_labels):
+        old = scores if codes is None else scores[codes == c]
+        if old.size == 0:
+            raise ValueError(
+                f"y: class {labels[c]!r} has no calibration example,"
+                " so its Mondrian p-value is undefined"
+            )
+        P[:, c] = p_values(old, test_scores[:, c], include_new=include_new, tau=tau)
+    return P
+
+
+def rank_counts(scores, new_scores) -> tuple[np.ndarray, np.ndarray]:
+    """How many old scores exceed, and how many equal, each new score.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n,)
+        Old strangeness scores, no NaN (``+inf`` allowed, equal to another ``+inf``).
+    new_scores : array_like of shape (m,)
+
+    Returns
+    -------
+    greater, ties : ndarray of int, shape (m,)
+        ``#{i : scores_i > new}`` and ``#{i : scores_i == new}``.
     """
     old = np.sort(_check_scores(scores, "scores"))
-    scalar = np.ndim(new_scores) == 0
     new = _check_scores(np.atleast_1d(new_scores), "new_scores")
     at_least = old.size - np.searchsorted(old, new, side="left")
+    greater = old.size - np.searchsorted(old, new, side="right")
+    return greater, at_least - greater
+
+
+def counts_p_values(greater, ties, n, include_new=True, tau=None) -> np.ndarray:
+    """p-values from the counts of :func:`rank_counts` (formulas of :func:`p_values`).
+
+    Parameters
+    ----------
+    greater, ties : array_like of int, shape (m,)
+        Old scores above, and equal to, each new score (summed over folds for a
+        cross-conformal p-value, eq. (2) of Vovk 2015).
+    n : int
+        Number of old scores.
+    include_new : bool
+    tau : float or array_like of shape (m,) in [0, 1], optional
+        ``None``: ``(greater + ties + 1) / (n + 1)``; else the smoothed
+        ``(greater + tau (ties + 1)) / (n + 1)`` (``include_new=False``: no ``+ 1``, over n).
+
+    Returns
+    -------
+    ndarray of shape (m,)
+    """
+    greater, ties = np.asarray(greater), np.asarray(ties)
+    n = check_integer(n, "n")
     extra = 1.0 if check_bool(include_new, "include_new") else 0.0
-    p = (at_least + extra) / (old.size + extra)
-    return float(p[0]) if scalar else p
+    if tau is None:
+        return (greater + ties + extra) / (n + extra)
+    tau = _check_tau(tau, greater.size)
+    return (greater + tau * (ties + extra)) / (n + extra)
+
+
+def _check_tau(tau, m: int):
+    """``tau`` as a float or an array of m floats, each in [0, 1] (no strings, no booleans)."""
+    values = np.asarray(tau)
+    if values.dtype.kind not in "iuf" or values.ndim > 1 or values.size not in (1, m):
+        raise ValueError(f"tau: expected a number in [0, 1] or {m} of them, got {tau!r}")
+    values = values.astype(np.float64)
+    if np.any(np.isnan(values)) or np.any((values < 0) | (values > 1)):
+        raise ValueError("tau: every value must lie in [0, 1]")
+    return values if values.ndim == 1 else float(values)
+
+
+def smoothing_draws(seed, m) -> np.ndarray:
+    """The ``tau`` of a smoothed conformal predictor: one uniform draw per test object.
+
+    Vovk, Gammerman & Shafer's smoothed conformal predictor (2005, Sec. 2.4) draws one ``tau``
+    per test object and uses it for every candidate label. Every estimator of the library
+    draws the same way, ``numpy.random.default_rng(seed).random(m)``, so ``predict_p`` gives
+    the same p-values on every call with the same seed and the same test objects.
+
+    Parameters
+    ----------
+    seed : int
+        In ``[0, MAX_SEED]`` (:func:`svmtrust.validation.check_seed`).
+    m : int
+        Number of test objects, at least 0.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        Uniform on [0, 1).
+    """
+    return np.random.default_rng(check_seed(seed)).random(check_integer(m, "m", low=0))
+
+
+def smoothing_tau(smoothing, smoothing_seed, m):
+    """An estimator's ``tau`` for :func:`p_values`: ``None`` without smoothing, else
+    :func:`smoothing_draws` of ``smoothing_seed``.
+
+    Parameters
+    ----------
+    smoothing : bool
+    smoothing_seed : int
+    m : int
+        Number of test objects.
+
+    Returns
+    -------
+    ndarray of shape (m,) or None
+    """
+    check_seed(smoothing_seed, "smoothing_seed")
+    if check_bool(smoothing, "smoothing"):
+        return smoothing_draws(smoothing_seed, m)
+    return None
 
 
 def merge_ties(scores, tol: float) -> np.ndarray:
@@ -273,6 +458,45 @@ class ConformalClassifierMixin:
         return predict_set(self._fitted_p_values(X), significance)
 
 
+class SplitConformalMixin(ConformalClassifierMixin):
+    """:meth:`predict_p` of a split (inductive) conformal machine, through
+    :func:`calibration_p_values`.
+
+    A class that mixes this in defines ``test_scores(X) -> (m, n_classes)`` (which checks that
+    it is fitted), the fitted ``classes_``, ``calibration_scores_`` and ``calibration_codes_``
+    (the class index of each calibration example), and the parameters ``mondrian``,
+    ``smoothing`` and ``smoothing_seed``; it may override :meth:`_include_new` (Hardoon's
+    convention).
+    """
+
+    def _include_new(self) -> bool:
+        """Whether the test example counts in its own bag (:func:`p_values`)."""
+        return True
+
+    def predict_p(self, X) -> np.ndarray:
+        """p-values of every candidate label: each test score ranked among the calibration
+        scores (of its label only, with ``mondrian``), smoothed with ``smoothing``.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+            Columns in ``classes_`` order.
+        """
+        scores = self.test_scores(X)
+        return calibration_p_values(
+            self.calibration_scores_,
+            scores,
+            self.calibration_codes_ if self.mondrian else None,
+            include_new=self._include_new(),
+            tau=smoothing_tau(self.smoothing, self.smoothing_seed, scores.shape[0]),
+            labels=self.classes_,
+        )
+
+
 def region_significance(significance=None, confidence=None) -> float:
     """The significance level ``eps`` of a prediction region, given as ``significance`` or
     as ``confidence = 1 - eps`` (one of the two).
@@ -318,3 +542,23 @@ def default_validation_size(n_samples: int) -> int:
     at least 1. Used by :mod:`svmtrust.nonconformity_selection` and
     :mod:`svmtrust.split_conformal`."""
     return max(1, min(check_integer(n_samples, "n_samples") // 5, 50))
+
+
+class ClassLeftOut(ValueError):
+    """The random split left a class out of the proper training set: another ``seed`` may not."""
+
+
+def calibration_count(n: int, calibration_size) -> int:
+    """Number of calibration examples out of ``n`` (the split conformal machines of
+    :mod:`svmtrust.split_conformal` and :mod:`svmtrust.tcm_nn`).
+
+    ``calibration_size`` is a fraction in (0, 1), an int count in ``[1, n - 2]``, or ``"hardoon"``
+    for ``min(n / 5, 50)`` (:func:`default_validation_size`).
+    """
+    n = check_integer(n, "n", low=3)
+    if isinstance(calibration_size, str) and calibration_size == "hardoon":
+        return default_validation_size(n)
+    if isinstance(calibration_size, (float, np.floating)):
+        fraction = check_significance(calibration_size, "calibration_size")
+        return check_integer(round(fraction * n), "calibration_size", low=1, high=n - 2)
+    return check_integer(calibration_size, "calibration_size", low=1, high=n - 2)

@@ -72,7 +72,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .optimal_face import EXACT_TOL, FACE_TOL, IDENTICAL_TOL, equality_multiplier
+from .optimal_face import EXACT_TOL, FACE_TOL, IDENTICAL_TOL, _equality_multiplier
 from .svm import SOLVERS, SVMSolution, canonical_solution, check_solution, fit_svm
 from .validation import (
     check_array,
@@ -575,7 +575,7 @@ class _Addition:
     def _retrain(self) -> Addition:
         """:func:`svmtrust.svm.fit_svm` on the augmented Gram matrix, as retraining does."""
         gram = self._gram()
-        sol = fit_svm(gram, self.labels, self.C, self.base.solver, check_kernel=False)
+        sol = fit_svm(gram, self.labels, self.C, self.base.solver, check_input=False)
         return Addition(sol, gram @ sol.coef + sol.b, "retrain", 0)
 
     def _gram(self) -> np.ndarray:
@@ -826,7 +826,7 @@ class _Addition:
     def _canonical(self, alpha, events) -> Addition:
         """The canonical step from the optimum reached (:func:`svmtrust.svm.canonical_solution`)."""
         gram = self._gram()
-        sol = canonical_solution(gram, self.labels, self.C, alpha)
+        sol = canonical_solution(gram, self.labels, self.C, alpha, check_input=False)
         if not sol.exact:
             return self._retrain()
         return Addition(sol, gram @ sol.coef + sol.b, "canonical", events)
@@ -835,7 +835,7 @@ class _Addition:
 def _bias(y, alpha, values, C) -> float:
     """The bias of :func:`svmtrust.svm.kkt_bias` from the decision values without bias."""
     free = (alpha > 0) & (alpha < C)
-    return equality_multiplier(y * values - 1.0, y, free, alpha == C)
+    return _equality_multiplier(y * values - 1.0, y, free, alpha == C)
 
 
 def _definite_on(Q, border, floor) -> bool:

@@ -255,12 +255,13 @@ def _iterations(solution: SVMSolution | None) -> int:
 # --------------------------------------------------------------------------- Algorithm 1
 
 
-def nonconformity_p_values(validation_margins, test_values) -> np.ndarray:
+def nonconformity_p_values(validation_margins, test_values, tau=None) -> np.ndarray:
     """The p-values of eq. (2) for every model, test point and candidate label.
 
     ``p_k(x, y) = #{j : y_j f_k(x_j) <= y f_k(x)} / n`` (Hardoon et al. 2009, Sec. 3), computed
     by :func:`svmtrust.conformal.p_values` with ``include_new=False`` on the strangeness
-    ``-y f(x)``.
+    ``-y f(x)``; with ``tau``, smoothed:
+    ``(#{j : y_j f_k(x_j) < y f_k(x)} + tau #{j : y_j f_k(x_j) = y f_k(x)}) / n``.
 
     Parameters
     ----------
@@ -268,6 +269,9 @@ def nonconformity_p_values(validation_margins, test_values) -> np.ndarray:
         ``y_j f_k(x_j)`` of the n validation examples under each model (eq. (1)).
     test_values : array_like of shape (M, m)
         ``f_k(x)`` of the m test points.
+    tau : float or array_like of shape (m,) in [0, 1], optional
+        One smoothing draw per test point, shared by every model and label
+        (:func:`svmtrust.conformal.smoothing_draws`); ``None`` (the default) does not smooth.
 
     Returns
     -------
@@ -283,7 +287,9 @@ def nonconformity_p_values(validation_margins, test_values) -> np.ndarray:
     P = np.empty((values.shape[1], margins.shape[0], 2))
     for k in range(margins.shape[0]):
         for col, label in enumerate(LABELS):
-            P[:, k, col] = conformal.p_values(-margins[k], -label * values[k], include_new=False)
+            P[:, k, col] = conformal.p_values(
+                -margins[k], -label * values[k], include_new=False, tau=tau
+            )
     return P
 
 
@@ -533,6 +539,14 @@ class NonconformityModelSelector(_GridEstimator):
     tie_break : {"random", "credibility"}
         :func:`critical`'s rule among tied pairs: the paper's ``"random"`` (a draw keyed by the
         seed and the point) or ``"credibility"`` (beyond the paper).
+    smoothing : bool, default False
+        Smoothed p-values in :meth:`predict_p`, :meth:`predict_p_all` and the regions and
+        confidences built on them (:func:`nonconformity_p_values` with ``tau``, one draw per
+        test point, :func:`svmtrust.conformal.smoothing_draws`). The choice of ``k_crit``
+        (:meth:`epsilon_crit_`, :meth:`predict`, :meth:`bound`) stays the paper's, on the
+        p-values without smoothing.
+    smoothing_seed : int, default 0
+        Seeds the draws. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -577,12 +591,23 @@ class NonconformityModelSelector(_GridEstimator):
            [ True, False]])
     """
 
-    def __init__(self, gammas=GAMMAS, Cs=CS, validation_size=None, seed=0, tie_break="random"):
+    def __init__(
+        self,
+        gammas=GAMMAS,
+        Cs=CS,
+        validation_size=None,
+        seed=0,
+        tie_break="random",
+        smoothing=False,
+        smoothing_seed=0,
+    ):
         self.gammas = gammas
         self.Cs = Cs
         self.validation_size = validation_size
         self.seed = seed
         self.tie_break = tie_break
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
 
     def fit(self, X, y):
         """Split once into training and validation parts and train every model (steps 1-2)."""
@@ -610,12 +635,14 @@ class NonconformityModelSelector(_GridEstimator):
         See :func:`nonconformity_p_values`; the models are ``grid_.usable`` (all M unless a
         solve failed).
         """
-        return self._p_all(self._check_X(X))
+        X = self._check_X(X)
+        return self._p_all(X, conformal.smoothing_tau(self.smoothing, self.smoothing_seed, len(X)))
 
-    def _p_all(self, X) -> np.ndarray:
+    def _p_all(self, X, tau=None) -> np.ndarray:
         """:meth:`predict_p_all` of test points already checked (each public method checks
-        ``X`` once: a second check of the converted array would lose a DataFrame's names)."""
-        return nonconformity_p_values(self.validation_margins_, self.grid_.decision_values(X))
+        ``X`` once: a second check of the converted array would lose a DataFrame's names);
+        smoothed with ``tau``."""
+        return nonconformity_p_values(self.validation_margins_, self.grid_.decision_values(X), tau)
 
     def epsilon_crit_(self, X):
         """``epsilon_crit``, ``k_crit`` and ``y_crit`` of eq. (2) for every test point.
@@ -650,10 +677,14 @@ class NonconformityModelSelector(_GridEstimator):
         )
 
     def predict_p(self, X) -> np.ndarray:
-        """p-values of the labels ``classes_`` under each point's model ``k_crit``: shape (m, 2)."""
+        """p-values of the labels ``classes_`` under each point's model ``k_crit``: shape (m, 2)
+        (smoothed with ``smoothing``; ``k_crit`` chosen without)."""
         X = self._check_X(X)
         P = self._p_all(X)
         k = critical(P, self.seed, X, self.tie_break)[1]  # position among the usable models
+        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, len(X))
+        if tau is not None:
+            P = self._p_all(X, tau)
         return P[np.arange(len(P)), k, :]
 
     def predict_set(self, X, significance=None, *, confidence=None) -> np.ndarray:

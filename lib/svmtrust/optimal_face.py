@@ -113,6 +113,11 @@ def equality_multiplier(gradient, a, free, at_upper) -> float:
     gradient = check_array(gradient, "gradient", ndim=1)
     a = _check_signs(a, gradient.size)
     free, at_upper = _check_mask(free, "free", a.size), _check_mask(at_upper, "at_upper", a.size)
+    return _equality_multiplier(gradient, a, free, at_upper)
+
+
+def _equality_multiplier(gradient, a, free, at_upper) -> float:
+    """:func:`equality_multiplier` of checked arguments (the library's solvers call this one)."""
     value = -a * gradient
     if np.any(free):
         return float(np.mean(value[free]))
@@ -144,8 +149,11 @@ def identical_groups(A, a, tol: float = IDENTICAL_TOL) -> np.ndarray:
         Group labels ``0, ..., n_groups - 1``, numbered in order of first appearance.
     """
     A = check_kernel_matrix(A, "A", full=False)
-    a = _check_signs(a, A.shape[0])
-    tol = check_positive(tol, "tol")
+    return _identical_groups(A, _check_signs(a, A.shape[0]), check_positive(tol, "tol"))
+
+
+def _identical_groups(A, a, tol: float = IDENTICAL_TOL) -> np.ndarray:
+    """:func:`identical_groups` of checked arguments."""
     diag = np.diag(A)
     same_sign = a[:, None] == a[None, :]
     distance = diag[:, None] + diag[None, :] - 2.0 * A * (a[:, None] * a[None, :])
@@ -286,7 +294,7 @@ def _step(A, a, gradient, residual, free, upper):
     """
     F = np.flatnonzero(free)
     if F.size == 0:
-        return np.zeros(0), equality_multiplier(gradient, a, free, upper), False
+        return np.zeros(0), _equality_multiplier(gradient, a, free, upper), False
     solved = _bordered_solve(A[np.ix_(F, F)], a[F], -gradient[F], residual)
     if solved is not None:
         return solved[0], solved[1], False
@@ -432,7 +440,7 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     x, exact = _active_set_optimum(A, c, a, d, u, x, _gradient_scale(A, c, x))
     scale = _gradient_scale(A, c, x)
     inside = (x > 0) & (x < u)
-    r = A @ x + c + equality_multiplier(A @ x + c, a, inside, x >= u) * a
+    r = A @ x + c + _equality_multiplier(A @ x + c, a, inside, x >= u) * a
     if exact:
         tol = EXACT_TOL
     else:
@@ -451,7 +459,7 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
             base, exact = moved, moved_exact
         else:  # the face was wider than the rounding allows: keep the optimum found
             face = np.flatnonzero(inside)
-    nu = equality_multiplier(A @ base + c, a, (base > 0) & (base < u), base >= u)
+    nu = _equality_multiplier(A @ base + c, a, (base > 0) & (base < u), base >= u)
     return FaceOptimum(base, nu, face, exact)
 
 
@@ -556,5 +564,5 @@ def _box_qp(centre, N, u) -> np.ndarray:
 def _equalise(A_face, a_face, values) -> np.ndarray:
     """Identical indices get their group's mean (the minimum-norm point already splits a
     group equally, up to rounding; the mean makes the values equal to the last bit)."""
-    groups = identical_groups(A_face, a_face)
+    groups = _identical_groups(A_face, a_face)
     return (np.bincount(groups, weights=values) / np.bincount(groups))[groups]

@@ -19,15 +19,34 @@ set, but leave the test example out of its own bag, ``p = #{i : a_i >= a(x, y)} 
 the labels with ``p >= eps`` (their Definition 3.1): ``convention="hardoon"``. Under exact
 exchangeability without ties its error rate is ``ceil(q eps) / (q + 1)``, which can exceed
 ``eps`` (``q = 33``, ``eps = 0.05``: ``2 / 34 = 0.059``).
+
+Cross-conformal prediction (Vovk 2015, eq. (2)) splits the training set into K folds; the SVM(s)
+trained on all folds but fold ``k`` score fold ``k`` and the test example, and the counts of the
+K folds are added:
+
+    p(x, y) = (sum_k #{i in fold k : a_i >= a^k(x, y)} + 1) / (n + 1).                 (CC)
+
+Every example calibrates, and each model trains on ``(K - 1) / K`` of the data; but the scores
+of different folds come from different models, so (CC) is *not* guaranteed valid: Vovk (2015,
+Appendix) shows that it is not provably valid and finds it valid in experiments. (CC) is nearly
+the mean of the folds' split conformal p-values, and a mean of valid p-values is guaranteed
+valid only once doubled (Rüschendorf's bound), so the error probability can reach about
+``2 eps``; Gasparin & Ramdas (2025) prove ``2 eps + 2 (1 - eps) (K - 1) / (n + K)``.
+
+Every machine here takes ``smoothing=True`` for smoothed p-values
+(:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman & Shafer 2005, Sec. 2.4),
+one draw of :func:`svmtrust.conformal.smoothing_draws` per test example.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
-from .conformal import default_validation_size
+from .conformal import ClassLeftOut, calibration_count
 from .kernels import named_kernel, rbf_kernel
 from .one_vs_rest import fit_one_vs_rest, own_class_strangeness, scaled_decisions
 from .svm import SOLVERS
@@ -40,7 +59,6 @@ from .validation import (
     check_integer,
     check_kernel_gram,
     check_seed,
-    check_significance,
     kernel_block,
 )
 
@@ -48,32 +66,64 @@ __all__ = [
     "ClassLeftOut",
     "calibration_count",
     "SplitConformalSVM",
+    "CrossConformalSVM",
 ]
 
 #: The two p-value conventions: eq. (S) with the region ``p > eps``, or Hardoon et al.'s.
 CONVENTIONS = ("conformal", "hardoon")
 
 
-class ClassLeftOut(ValueError):
-    """The random split left a class out of the proper training set: another ``seed`` may not."""
+@dataclass(frozen=True)
+class _ProperSVM:
+    """The SVM(s) of one proper training set and the strangeness (D) they give new examples.
 
-
-def calibration_count(n: int, calibration_size) -> int:
-    """Number of calibration examples out of ``n``.
-
-    ``calibration_size`` is a fraction in (0, 1), an int count in ``[1, n - 2]``, or ``"hardoon"``
-    for ``min(n / 5, 50)`` (:func:`svmtrust.conformal.default_validation_size`).
+    Shared by :class:`SplitConformalSVM` (one proper training set) and
+    :class:`CrossConformalSVM` (one per fold).
     """
-    n = check_integer(n, "n", low=3)
-    if isinstance(calibration_size, str) and calibration_size == "hardoon":
-        return default_validation_size(n)
-    if isinstance(calibration_size, (float, np.floating)):
-        fraction = check_significance(calibration_size, "calibration_size")
-        return check_integer(round(fraction * n), "calibration_size", low=1, high=n - 2)
-    return check_integer(calibration_size, "calibration_size", low=1, high=n - 2)
+
+    X: np.ndarray
+    kernel: object
+    svms: list
+    n_classes: int
+
+    @classmethod
+    def train(cls, estimator, X, codes, n_classes: int) -> _ProperSVM:
+        """Train on ``(X, codes)`` with the estimator's kernel, ``C`` and solver.
+
+        Raises ``ValueError`` naming ``kernel`` if its Gram matrix on ``X`` is not symmetric
+        and positive semi-definite.
+        """
+        kernel = named_kernel(
+            estimator.kernel, X, estimator.gamma, estimator.degree, estimator.coef0
+        )
+        K = check_kernel_gram(kernel, X).matrix
+        return cls(
+            X,
+            kernel,
+            fit_one_vs_rest(K, codes, n_classes, estimator.C, estimator.solver),
+            n_classes,
+        )
+
+    def distances(self, X) -> np.ndarray:
+        """``f_j(x) / ||w_j||`` of examples under the SVM(s)."""
+        return scaled_decisions(self.svms, kernel_block(self.kernel, X, self.X))
+
+    def own_scores(self, X, codes) -> np.ndarray:
+        """Strangeness (D) of examples under their own labels ``codes``, shape (m,)."""
+        return own_class_strangeness(self.distances(X), codes, self.n_classes)
+
+    def all_scores(self, X) -> np.ndarray:
+        """Strangeness (D) of every example under every candidate label, shape (m, n_classes)."""
+        values = self.distances(X)
+        return np.column_stack(
+            [
+                own_class_strangeness(values, np.full(X.shape[0], c), self.n_classes)
+                for c in range(self.n_classes)
+            ]
+        )
 
 
-class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
+class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEstimator):
     """Split conformal predictor around the SVM distance score (D), eq. (S).
 
     Parameters
@@ -95,6 +145,16 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
     seed : int, default 0
         Seeds the random split into proper training and calibration sets.
     solver : {"libsvm", "cvxpy"}
+    gamma, degree, coef0
+        Of a named kernel, as in scikit-learn's ``SVC``.
+    smoothing : bool, default False
+        Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
+        Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
+        labels, so that ``P{p <= eps} = eps`` exactly. Hardoon's convention smooths as
+        ``(#{a_i > a} + tau #{a_i = a}) / q``.
+    smoothing_seed : int, default 0
+        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test examples
+        get the same p-values on every call. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -147,6 +207,8 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         gamma="scale",
         degree=3,
         coef0=0.0,
+        smoothing=False,
+        smoothing_seed=0,
     ):
         self.kernel = kernel
         self.C = C
@@ -158,6 +220,8 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
 
     def _check_params(self) -> None:
         """Validate the constructor's parameters."""
@@ -198,22 +262,13 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
                 "y: every class needs an example in the proper training set; "
                 f"the split with seed {self.seed} leaves a class out"
             )
-        self.X_proper_ = X[self.proper_index_]
-        self.kernel_ = named_kernel(
-            self.kernel, self.X_proper_, self.gamma, self.degree, self.coef0
-        )
-        K = check_kernel_gram(self.kernel_, self.X_proper_).matrix
-        self.svms_ = fit_one_vs_rest(K, proper, self.classes_.size, self.C, self.solver)
+        model = _ProperSVM.train(self, X[self.proper_index_], proper, self.classes_.size)
+        self.X_proper_, self.kernel_, self.svms_ = model.X, model.kernel, model.svms
         self.calibration_codes_ = codes[self.calibration_index_]
-        self.calibration_scores_ = own_class_strangeness(
-            self._distances(X[self.calibration_index_]), self.calibration_codes_, self.classes_.size
+        self.calibration_scores_ = model.own_scores(
+            X[self.calibration_index_], self.calibration_codes_
         )
         return self
-
-    def _distances(self, X) -> np.ndarray:
-        """``f_j(x) / ||w_j||`` of examples under the proper-training SVM(s)."""
-        K_rows = kernel_block(self.kernel_, X, self.X_proper_)
-        return scaled_decisions(self.svms_, K_rows)
 
     def test_scores(self, X) -> np.ndarray:
         """Strangeness (D) of every test example under every candidate label, shape (m, n_classes).
@@ -221,40 +276,12 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         The input of crepes' ``ConformalClassifier.predict_p`` (its ``alphas``).
         """
         X = check_estimator_X(self, X, reset=False)
-        values = self._distances(X)
-        n_classes = self.classes_.size
-        return np.column_stack(
-            [
-                own_class_strangeness(values, np.full(X.shape[0], c), n_classes)
-                for c in range(n_classes)
-            ]
-        )
+        model = _ProperSVM(self.X_proper_, self.kernel_, self.svms_, self.classes_.size)
+        return model.all_scores(X)
 
-    def predict_p(self, X) -> np.ndarray:
-        """p-values of every candidate label, shape (m, n_classes): eq. (S), or Hardoon et al.'s.
-
-        Parameters
-        ----------
-        X : array_like of shape (m, d)
-
-        Returns
-        -------
-        ndarray of shape (m, n_classes)
-        """
-        scores = self.test_scores(X)
-        include_new = self.convention == "conformal"
-        P = np.empty_like(scores)
-        for c in range(self.classes_.size):
-            old = self.calibration_scores_
-            if self.mondrian:
-                old = old[self.calibration_codes_ == c]
-                if old.size == 0:
-                    raise ValueError(
-                        f"y: class {self.classes_[c]!r} has no calibration example,"
-                        " so its Mondrian p-value is undefined"
-                    )
-            P[:, c] = conformal.p_values(old, scores[:, c], include_new=include_new)
-        return P
+    def _include_new(self) -> bool:
+        """Eq. (S) counts the test example in its own bag, Hardoon et al.'s p-value does not."""
+        return self.convention == "conformal"
 
     def predict_set(self, X, significance=None, *, confidence=None) -> np.ndarray:
         """Regions: ``p > eps`` (``convention="conformal"``) or ``p >= eps`` (``"hardoon"``),
@@ -268,3 +295,192 @@ class SplitConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         return conformal.predict_set(
             self.predict_p(X), significance, strict=self.convention == "conformal"
         )
+
+
+def _folds(codes, n_folds: int, seed: int) -> np.ndarray:
+    """Fold index of each example: a seeded shuffle, then dealt round-robin class by class, so
+    every class is spread as evenly as it can be over the folds (stratified)."""
+    order = np.random.default_rng(seed).permutation(codes.size)
+    order = order[np.argsort(codes[order], kind="stable")]
+    fold = np.empty(codes.size, dtype=int)
+    fold[order] = np.arange(codes.size) % n_folds
+    return fold
+
+
+class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Cross-conformal predictor around the SVM distance score (D), eq. (CC) (Vovk 2015).
+
+    The training set is split into ``n_folds`` folds, stratified by class and shuffled with
+    ``seed``. For each fold ``k`` the SVM(s) of :class:`SplitConformalSVM` are trained on the
+    other folds and score the examples of fold ``k`` and the test example; the p-value adds the
+    counts of eq. (2) of Vovk (2015) over the folds:
+
+    ``p(x, y) = (sum_k #{i in fold k : a_i >= a^k(x, y)} + 1) / (n + 1)``,
+
+    and the label-conditional (Mondrian) version counts, in every fold, the examples of class
+    ``y`` only, over ``n_y + 1``. Cross-conformal p-values are **not guaranteed valid**: the
+    folds' scores come from different models, so the test example is not exchangeable with the
+    calibration examples. Vovk (2015) finds them valid in experiments; the guarantee is only
+    about ``2 eps`` (module notes). The tests measure the error rate on exchangeable data.
+
+    Parameters
+    ----------
+    kernel : callable or {"linear", "rbf", "poly"}, default :func:`svmtrust.kernels.rbf_kernel`
+        As in :class:`SplitConformalSVM`.
+    C : float, default 1.0
+    n_folds : int, default 5
+        K, at least 2 and at most the number of training examples.
+    mondrian : bool, default False
+        Label-conditional p-values.
+    seed : int, default 0
+        Seeds the folds.
+    solver : {"libsvm", "cvxpy"}
+    gamma, degree, coef0
+        Of a named kernel, as in scikit-learn's ``SVC``.
+    smoothing : bool, default False
+        Smoothed p-values: ``(sum_k #{a_i > a^k} + tau (sum_k #{a_i = a^k} + 1)) / (n + 1)``,
+        one draw ``tau`` per test example (:func:`svmtrust.conformal.smoothing_draws`).
+    smoothing_seed : int, default 0
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    fold_ : ndarray of int, shape (n,)
+        The fold of each training example.
+    models_ : list
+        Per fold, the SVM(s) trained on the other folds.
+    codes_ : ndarray of int, shape (n,)
+        Class index of each training example.
+    calibration_scores_ : ndarray of shape (n,)
+        Strangeness (D) of each training example under its own label, from the model of the
+        folds it is not in.
+
+    Examples
+    --------
+    The data of :class:`SplitConformalSVM`'s example; every one of the 60 examples calibrates,
+    so the p-values are multiples of 1/61:
+
+    >>> import numpy as np
+    >>> from svmtrust.split_conformal import CrossConformalSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
+    >>> y = np.repeat(["neg", "pos"], 30)
+    >>> model = CrossConformalSVM(C=1.0, n_folds=5, seed=0).fit(X, y)
+    >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
+    >>> (model.predict_p(new) * 61).round().astype(int)  # columns: model.classes_
+    array([[40,  3],
+           [ 3, 44],
+           [15,  4]])
+    >>> model.predict_set(new, 0.1)
+    array([[ True, False],
+           [False,  True],
+           [ True, False]])
+
+    Smoothed, the ties are broken at random and the p-values are no longer on the grid:
+
+    >>> smooth = CrossConformalSVM(smoothing=True, smoothing_seed=1).fit(X, y)
+    >>> smooth.predict_p(new).round(3)
+    array([[0.648, 0.041],
+           [0.048, 0.72 ],
+           [0.232, 0.052]])
+    """
+
+    def __init__(
+        self,
+        kernel=rbf_kernel,
+        C=1.0,
+        n_folds=5,
+        mondrian=False,
+        seed=0,
+        solver="libsvm",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        smoothing=False,
+        smoothing_seed=0,
+    ):
+        self.kernel = kernel
+        self.C = C
+        self.n_folds = n_folds
+        self.mondrian = mondrian
+        self.seed = seed
+        self.solver = solver
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
+
+    def fit(self, X, y):
+        """Split into folds; per fold, train on the others and score the fold.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
+            Any labels, at least two classes, each present outside every fold.
+
+        Returns
+        -------
+        self
+        """
+        check_C(self.C)
+        check_choice(self.solver, "solver", SOLVERS)
+        check_bool(self.mondrian, "mondrian")
+        check_seed(self.seed)
+        conformal.smoothing_tau(self.smoothing, self.smoothing_seed, 0)
+        X = check_estimator_X(self, X, reset=True)
+        self.classes_, codes = check_estimator_y(y, n=X.shape[0])
+        n_folds = check_integer(self.n_folds, "n_folds", low=2, high=X.shape[0])
+        fold = _folds(codes, n_folds, self.seed)
+        n_classes = self.classes_.size
+        models, scores = [], np.empty(X.shape[0])
+        for k in range(n_folds):
+            inside, outside = fold == k, fold != k
+            if np.unique(codes[outside]).size != n_classes:
+                raise ClassLeftOut(
+                    f"y: every class needs an example outside fold {k}; "
+                    f"with {n_folds} folds a class has too few examples"
+                )
+            model = _ProperSVM.train(self, X[outside], codes[outside], n_classes)
+            scores[inside] = model.own_scores(X[inside], codes[inside])
+            models.append(model)
+        self.fold_, self.models_, self.codes_, self.calibration_scores_ = (
+            fold,
+            models,
+            codes,
+            scores,
+        )
+        return self
+
+    def predict_p(self, X) -> np.ndarray:
+        """p-values of every candidate label, shape (m, n_classes): eq. (CC).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+        """
+        X = check_estimator_X(self, X, reset=False)
+        n_classes = self.classes_.size
+        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, X.shape[0])
+        greater = np.zeros((X.shape[0], n_classes), dtype=int)
+        ties = np.zeros_like(greater)
+        for k, model in enumerate(self.models_):
+            new = model.all_scores(X)
+            for c in range(n_classes):
+                old = self.calibration_scores_[
+                    (self.fold_ == k) & ((self.codes_ == c) | (not self.mondrian))
+                ]
+                if old.size:
+                    above, equal = conformal.rank_counts(old, new[:, c])
+                    greater[:, c] += above
+                    ties[:, c] += equal
+        P = np.empty(greater.shape)
+        for c in range(n_classes):
+            n = np.count_nonzero(self.codes_ == c) if self.mondrian else self.codes_.size
+            P[:, c] = conformal.counts_p_values(greater[:, c], ties[:, c], n, tau=tau)
+        return P

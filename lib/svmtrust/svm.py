@@ -26,7 +26,7 @@ from sklearn.svm import SVC
 
 from . import qp
 from .conformal import merge_ties
-from .optimal_face import equality_multiplier, face_optimum, identical_groups, sparse_product
+from .optimal_face import _equality_multiplier, _identical_groups, face_optimum, sparse_product
 from .qp import SolveError, kernel_factor
 from .validation import (
     check_array,
@@ -222,7 +222,9 @@ class SVMSolution:
         return rows @ self.coef + self.b
 
 
-def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMSolution:
+def fit_svm(
+    K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None, check_input=True
+) -> SVMSolution:
     """Solve the SVM dual exactly for a given Gram matrix.
 
     Parameters
@@ -257,6 +259,11 @@ def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMS
         problems, where single precision cannot reach it). A looser ``tol`` is for bulk model
         selection, where libsvm's default is the setting the papers used; libsvm's answer is
         then returned as it is (no KKT check, no fallback), and its iteration limit raises.
+    check_input : bool
+        ``False`` trusts every argument as its caller checked it and skips all the checks above
+        (``check_kernel`` included), as scikit-learn's ``check_input``: for the library's own
+        estimators, which check their data once in ``fit`` and then solve many problems built
+        from it (one per test example and label). Not for data from outside.
 
     Returns
     -------
@@ -271,11 +278,12 @@ def fit_svm(K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None) -> SVMS
         margin on data that are not separable. When libsvm and its exact fallback both fail,
         the status is the exact solver's and the message gives both.
     """
-    solver = check_choice(solver, "solver", SOLVERS)
-    K = check_kernel_matrix(K, "K", full=check_bool(check_kernel, "check_kernel"))
-    y = check_binary_labels(y, "y", n=K.shape[0])
-    C = check_C(C)
-    tol = _check_tol(tol, solver)
+    if check_bool(check_input, "check_input"):
+        solver = check_choice(solver, "solver", SOLVERS)
+        K = check_kernel_matrix(K, "K", full=check_bool(check_kernel, "check_kernel"))
+        y = check_binary_labels(y, "y", n=K.shape[0])
+        C = check_C(C)
+        tol = _check_tol(tol, solver)
     if tol is not None:
         return _fit_libsvm(K, y, C, tol)
     if _small_box_applies(K, C):
@@ -297,7 +305,9 @@ def _small_box_applies(K, C) -> bool:
     return C * float(np.max(np.sum(np.abs(K), axis=1))) <= 1.0
 
 
-def canonical_solution(K, y, C, alpha, solver: str = "incremental") -> SVMSolution:
+def canonical_solution(
+    K, y, C, alpha, solver: str = "incremental", check_input: bool = True
+) -> SVMSolution:
     """The canonical optimum of the SVM dual reached from an optimum ``alpha`` found elsewhere.
 
     The step :func:`fit_svm` applies to a solver's answer (:func:`_canonical`): the minimum-norm
@@ -316,15 +326,19 @@ def canonical_solution(K, y, C, alpha, solver: str = "incremental") -> SVMSoluti
         An optimum (or an approximate one) of the dual, in ``[0, C]``.
     solver : str
         Recorded as ``SVMSolution.solver``: who found ``alpha``.
+    check_input : bool
+        ``False`` trusts the arguments, as in :func:`fit_svm` (for a caller inside the library
+        whose data were checked at its door).
 
     Returns
     -------
     SVMSolution
     """
-    K, y, alpha = _check_problem(K, y, alpha)
-    C = check_C(C)
-    if np.any(alpha > C):
-        raise ValueError(f"alpha: multipliers must lie in [0, C], found {np.max(alpha)!r}")
+    if check_bool(check_input, "check_input"):
+        K, y, alpha = _check_problem(K, y, alpha)
+        C = check_C(C)
+        if np.any(alpha > C):
+            raise ValueError(f"alpha: multipliers must lie in [0, C], found {np.max(alpha)!r}")
     return _canonical(K, _solution(K, y, C, alpha, "optimal", str(solver)))
 
 
@@ -436,7 +450,7 @@ def _split_qp(A, c, total) -> np.ndarray:
     objective = 0.5 * cp.sum_squares(kernel_factor(A).T @ x) + c @ x
     problem = cp.Problem(cp.Minimize(objective), [cp.sum(x) == total, x <= 1.0])
     qp.solve(problem, "the split of a small box")
-    return categorise(x.value, 1.0)[0]
+    return _categorise(x.value, 1.0)[0]
 
 
 def _check_tol(tol, solver):
@@ -498,7 +512,12 @@ def categorise(alpha, C):
     support, free, bounded : ndarray of int
         Indices with alpha > 0, with 0 < alpha < C, and with alpha = C.
     """
-    alpha = np.clip(check_array(alpha, "alpha", ndim=1), 0.0, check_C(C))
+    return _categorise(check_array(alpha, "alpha", ndim=1), check_C(C))
+
+
+def _categorise(alpha, C):
+    """:func:`categorise` of checked arguments (a copy of ``alpha`` is snapped)."""
+    alpha = np.clip(alpha, 0.0, C)
     largest = float(np.max(alpha))
     alpha[alpha <= SUPPORT_TOL * largest] = 0.0
     if np.isfinite(C):
@@ -579,7 +598,7 @@ def _bias(K, y, alpha, free, bounded) -> float:
     at_bound[bounded] = True
     g = sparse_product(K, alpha * y)
     # The dual's gradient is y_i g_i - 1 and its equality y^T alpha = 0; the multiplier is b.
-    return equality_multiplier(y * g - 1.0, y, free_mask, at_bound)
+    return _equality_multiplier(y * g - 1.0, y, free_mask, at_bound)
 
 
 def duplicate_groups(K, y, tol=1e-10) -> np.ndarray:
@@ -605,12 +624,12 @@ def duplicate_groups(K, y, tol=1e-10) -> np.ndarray:
     """
     K = check_kernel_matrix(K, "K", full=False)
     y = check_binary_labels(y, "y", n=K.shape[0])
-    return identical_groups(K * np.outer(y, y), y, check_positive(tol, "tol"))
+    return _identical_groups(K * np.outer(y, y), y, check_positive(tol, "tol"))
 
 
 def _solution(K, y, C, alpha_raw, status, solver, n_iter=0) -> SVMSolution:
     """Assemble an :class:`SVMSolution` from a solver's raw multipliers."""
-    alpha, support, free, bounded = categorise(alpha_raw, C)
+    alpha, support, free, bounded = _categorise(alpha_raw, C)
     return SVMSolution(
         alpha=alpha,
         b=_bias(K, y, alpha, free, bounded),

@@ -143,6 +143,13 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         (:class:`svmtrust.incremental_svm.IncrementalSVM`, once per problem and sign of the
         test example) or solved from scratch. Both give the canonical optimum, so the same
         p-values (tested).
+    smoothing : bool, default False
+        Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
+        Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
+        labels, so that ``P{p <= eps} = eps`` exactly.
+    smoothing_seed : int, default 0
+        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test examples
+        get the same p-values on every call. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -156,6 +163,34 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         The SVMs of the training set alone.
     incremental_ : list of IncrementalSVM
         ``method="incremental"`` only: the SVMs of ``base_``, ready to take one more example.
+
+    Examples
+    --------
+    Two Gaussian classes of 15 points; the p-values are multiples of 1/31, or with
+    ``mondrian=True`` of 1/16 (the test example ranked within its candidate class):
+
+    >>> import numpy as np
+    >>> from svmtrust.svm_distance import DistanceTCM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (15, 2)), rng.normal(1, 1, (15, 2))])
+    >>> y = np.repeat(["neg", "pos"], 15)
+    >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
+    >>> model = DistanceTCM(kernel="rbf", C=1.0).fit(X, y)
+    >>> model.predict_p(new).round(3)  # columns: model.classes_
+    array([[0.484, 0.032],
+           [0.032, 0.677],
+           [0.097, 0.065]])
+    >>> model.predict_set(new, confidence=0.9)  # the 90% regions: p > 0.1
+    array([[ True, False],
+           [False,  True],
+           [False, False]])
+    >>> DistanceTCM(kernel="rbf", C=1.0, mondrian=True).fit(X, y).predict_p(new).round(3)
+    array([[0.438, 0.062],
+           [0.062, 0.75 ],
+           [0.125, 0.062]])
+
+    The third object's region is empty at 90%: neither label makes it conform, which its
+    credibility (the largest p-value) reports.
     """
 
     def __init__(
@@ -168,6 +203,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         gamma="scale",
         degree=3,
         coef0=0.0,
+        smoothing=False,
+        smoothing_seed=0,
     ):
         self.kernel = kernel
         self.C = C
@@ -177,6 +214,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
 
     def fit(self, X, y):
         """Store the training set, its Gram matrix and its SVMs.
@@ -224,7 +263,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         n = base.alpha.size
         if signs[n] * base.decision_function(gram[n:, :n])[0] >= 1.0 + OUTSIDE_MARGIN_TOL:
             return replace(base, alpha=np.r_[base.alpha, 0.0], y=signs), 0
-        return fit_svm(gram, signs, self.C, self.solver, check_kernel=False), 1
+        return fit_svm(gram, signs, self.C, self.solver, check_input=False), 1
 
     def bag_strangeness(self, gram, codes) -> np.ndarray:
         """Strangeness (D) of every example of one labelled bag (training examples first).
@@ -300,6 +339,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         cross = kernel_block(self.kernel_, self.X_train_, X)
         n = self.codes_.size
         P = np.empty((X.shape[0], self.classes_.size))
+        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, X.shape[0])
+        tau = [None] * X.shape[0] if tau is None else tau
         solves = 0
         for i in range(X.shape[0]):
             x, column = X[i : i + 1], cross[:, i : i + 1]
@@ -317,7 +358,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
                 a = conformal.merge_ties(a, TIE_TOL)
                 solves += solved
                 old = a[:n][self.codes_ == c] if self.mondrian else a[:n]
-                P[i, c] = conformal.p_values(old, a[n])
+                P[i, c] = conformal.p_values(old, a[n], tau=tau[i])
         return P, solves
 
     def predict_p(self, X) -> np.ndarray:

@@ -53,6 +53,14 @@ selected distances in this module's order: the same p-values, bit for bit. The d
 examples and the fast one from there on, so the choice changes the time and nothing else;
 ``make bench`` times both backends on either side of the threshold and against brute-force
 1-NN on Satellite. :mod:`svmtrust._tcm_nn_fast` imports nothing from this module.
+
+Split conformal with the same ratio
+-----------------------------------
+:class:`SplitConformalNearestNeighbours` measures eq. (2) against a fixed *proper training
+set* only, for calibration and test examples alike, and ranks a test example's ratio among the
+calibration examples' (split conformal prediction, Vovk, Gammerman & Shafer 2005, Sec. 4.1): no
+strangeness is recomputed in an augmented bag. Beside :class:`TCMNearestNeighbours` it isolates
+what transduction buys.
 """
 
 from __future__ import annotations
@@ -68,16 +76,24 @@ from sklearn.metrics import accuracy_score
 
 from . import conformal
 from ._tcm_nn_fast import FastSelection, paired_squared
+from .conformal import ClassLeftOut, calibration_count
 from .validation import (
     NOT_FITTED,
     check_array,
+    check_bool,
     check_estimator_X,
     check_estimator_y,
     check_integer,
     check_n_jobs,
+    check_seed,
 )
 
-__all__ = ["TCMNearestNeighbours", "strangeness", "paired_distances"]
+__all__ = [
+    "TCMNearestNeighbours",
+    "SplitConformalNearestNeighbours",
+    "strangeness",
+    "paired_distances",
+]
 
 #: The largest double; test objects are bounded so that squared distances cannot overflow.
 FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -185,6 +201,17 @@ def _nearest_elsewhere(near: np.ndarray, own) -> np.ndarray:
     return _k_smallest(pooled.reshape(b, n_classes * k), k)
 
 
+def _label_strangeness(near: np.ndarray) -> np.ndarray:
+    """Eq. (2) of each row under every candidate label, shape (rows, n_classes), from its ``k``
+    nearest distances in every class ``near`` (rows, n_classes, k), sorted."""
+    return np.column_stack(
+        [
+            strangeness(_ordered_sum(near[:, c]), _ordered_sum(_nearest_elsewhere(near, c)))
+            for c in range(near.shape[1])
+        ]
+    )
+
+
 def _insert(lists: np.ndarray, new: np.ndarray) -> np.ndarray:
     """The ``k`` smallest of each sorted list with one more value inserted, still sorted."""
     return np.sort(np.column_stack([lists, new]), axis=1)[:, : lists.shape[1]]
@@ -266,28 +293,29 @@ class _NeighbourLists:
 
     # ------------------------------------------------------------------ p-values
 
-    def p_values(self, Q, block: int, n_jobs: int) -> np.ndarray:
-        """p-values of every candidate label for each row of ``Q``: shape (m, n_classes)."""
-        return np.vstack(self._map(lambda rows: self._block_p(Q[rows]), len(Q), block, n_jobs))
+    def p_values(self, Q, block: int, n_jobs: int, tau=None) -> np.ndarray:
+        """p-values of every candidate label for each row of ``Q``: shape (m, n_classes),
+        smoothed with ``tau`` (one draw per row) if given."""
 
-    def _block_p(self, Q: np.ndarray) -> np.ndarray:
+        def one_block(rows: slice) -> np.ndarray:
+            return self._block_p(Q[rows], None if tau is None else tau[rows])
+
+        return np.vstack(self._map(one_block, len(Q), block, n_jobs))
+
+    def _block_p(self, Q: np.ndarray, tau=None) -> np.ndarray:
         """Eq. (3) for a block of new objects, one at a time in its augmented bag.
 
         Under label ``c`` the new object's score is eq. (2) from its nearest distances in class
         ``c`` and elsewhere. The count ``#{i : alpha_i >= alpha_new}`` starts from the scores
         as they are, then corrects the training examples the new object comes close to: it
         joins their same-class list when ``c`` is their class, their other-class list if not.
+        Smoothed (``tau``, one draw per row), the count ``#{i : alpha_i > alpha_new}`` is
+        corrected the same way, and the ties are the difference of the two.
         """
         D = self._distances(Q)
         near = self._nearest_by_class(D)
-        b, n_classes, _ = near.shape
-        labels = np.arange(n_classes)
-        new = np.column_stack(
-            [
-                strangeness(_ordered_sum(near[:, c]), _ordered_sum(_nearest_elsewhere(near, c)))
-                for c in labels
-            ]
-        )
+        labels = np.arange(near.shape[1])
+        new = _label_strangeness(near)
         counts = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side="left")
         r, i, d = self._close_pairs(D)
         as_same = strangeness(_ordered_sum(_insert(self.same[i], d)), self.other_sum[i])
@@ -295,7 +323,16 @@ class _NeighbourLists:
         updated = np.where(self.index[i, None] == labels, as_same[:, None], as_other[:, None])
         change = (updated >= new[r]).astype(int) - (self.alpha[i, None] >= new[r])
         np.add.at(counts, r, change)
-        return (counts + 1.0) / (len(self.alpha) + 1.0)
+        if tau is None:
+            return (counts + 1.0) / (len(self.alpha) + 1.0)
+        greater = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side="right")
+        change = (updated > new[r]).astype(int) - (self.alpha[i, None] > new[r])
+        np.add.at(greater, r, change)
+        tau = np.broadcast_to(np.asarray(tau)[:, None], new.shape).ravel()
+        p = conformal.counts_p_values(
+            greater.ravel(), (counts - greater).ravel(), len(self.alpha), tau=tau
+        )
+        return p.reshape(new.shape)
 
 
 def _map_blocks(func, n: int, block: int, n_jobs: int) -> list:
@@ -376,6 +413,14 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         the private :mod:`svmtrust._tcm_nn_fast` (``"fast"``, single-precision selection), or
         ``"auto"``: the fast one from :data:`AUTO_FAST_FROM` training examples on. The
         p-values are the same, bit for bit.
+    smoothing : bool, default False
+        Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
+        Shafer 2005, Sec. 2.4): ties broken at random, one draw per test object shared by its
+        labels, so that ``P{p <= eps} = eps`` exactly. Both backends give the same smoothed
+        p-values, bit for bit.
+    smoothing_seed : int, default 0
+        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test objects
+        get the same p-values on every call. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -424,11 +469,21 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
     (['a', 'b', 'a', 'a'], [0.683, 0.488, 0.073, 0.024])
     """
 
-    def __init__(self, k=1, block_size=256, n_jobs=None, algorithm="auto"):
+    def __init__(
+        self,
+        k=1,
+        block_size=256,
+        n_jobs=None,
+        algorithm="auto",
+        smoothing=False,
+        smoothing_seed=0,
+    ):
         self.k = k
         self.block_size = block_size
         self.n_jobs = n_jobs
         self.algorithm = algorithm
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
 
     def fit(self, X, y):
         """Store each training example's ``k`` nearest same-class and other-class distances.
@@ -488,7 +543,8 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         X = check_estimator_X(self, X, reset=False) * self._scale
         _check_finite_distances(X, "X")
         block = check_integer(self.block_size, "block_size")
-        return self._backend.p_values(X, block, _threads(self.n_jobs))
+        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, X.shape[0])
+        return self._backend.p_values(X, block, _threads(self.n_jobs), tau)
 
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of :meth:`predict` on ``(X, y)`` (scikit-learn's ``score``).
@@ -502,3 +558,146 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
                 f"y: expected {len(predicted)} labels in a 1-D array, got shape {y.shape}"
             )
         return float(accuracy_score(y, predicted, sample_weight=sample_weight))
+
+
+class SplitConformalNearestNeighbours(
+    conformal.SplitConformalMixin, ClassifierMixin, BaseEstimator
+):
+    """Split conformal predictor on the nearest-neighbour ratio of Proedrou et al. (2002).
+
+    The training set is split at random (``seed``) into a proper training set and a
+    calibration set (:func:`svmtrust.conformal.calibration_count`). The strangeness of an
+    example ``(x, y)`` is eq. (2) measured against the proper training set only: the sum of the
+    distances from ``x`` to its ``k`` nearest proper training examples of class ``y`` over the
+    sum of those to its ``k`` nearest of the other classes (:func:`strangeness`). A test
+    example's strangeness under each candidate label is ranked among the calibration
+    examples':
+
+    ``p(x, y) = (#{i in cal : a_i >= a(x, y)} + 1) / (q + 1)``,
+
+    valid because the calibration and test examples are exchangeable given the proper training
+    set; Mondrian p-values rank among the calibration examples of class ``y`` only.
+
+    Parameters
+    ----------
+    k : int, default 1
+        Neighbours in eq. (2); every class needs ``k`` examples in the proper training set.
+    calibration_size : float, int or "hardoon", default 1/3
+        As in :class:`svmtrust.split_conformal.SplitConformalSVM`.
+    mondrian : bool, default False
+        Label-conditional p-values.
+    seed : int, default 0
+        Seeds the split.
+    smoothing : bool, default False
+        Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``), one draw per
+        test object shared by its labels (:func:`svmtrust.conformal.smoothing_draws`).
+    smoothing_seed : int, default 0
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    proper_index_, calibration_index_ : ndarray of int
+        Positions in the training set.
+    calibration_codes_ : ndarray of int, shape (q,)
+        Class index of each calibration example.
+    calibration_scores_ : ndarray of shape (q,)
+        Eq. (2) of the calibration examples under their own labels.
+
+    Examples
+    --------
+    The data of :class:`TCMNearestNeighbours`' example; 13 of the 40 examples calibrate, so
+    the p-values are multiples of 1/14:
+
+    >>> import numpy as np
+    >>> from svmtrust.tcm_nn import SplitConformalNearestNeighbours
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (20, 2)), rng.normal(3, 1, (20, 2))])
+    >>> y = np.repeat(["a", "b"], 20)
+    >>> model = SplitConformalNearestNeighbours(k=1, seed=0).fit(X, y)
+    >>> new = [[0.0, 0.0], [3.0, 3.0], [1.5, 1.5], [10.0, -10.0]]
+    >>> (model.predict_p(new) * 14).round().astype(int)  # columns: model.classes_
+    array([[10,  1],
+           [ 1,  6],
+           [ 1,  1],
+           [ 1,  1]])
+
+    With 13 calibration examples no p-value lies below 1/14 = 0.071, so a region at
+    significance 0.05 holds every label; at 0.1 it excludes the labels of p-value 1/14:
+
+    >>> model.predict_set(new, 0.1)
+    array([[ True, False],
+           [False,  True],
+           [False, False],
+           [False, False]])
+    """
+
+    def __init__(
+        self,
+        k=1,
+        calibration_size=1 / 3,
+        mondrian=False,
+        seed=0,
+        smoothing=False,
+        smoothing_seed=0,
+    ):
+        self.k = k
+        self.calibration_size = calibration_size
+        self.mondrian = mondrian
+        self.seed = seed
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
+
+    def fit(self, X, y):
+        """Split, keep the proper training set, and score the calibration set.
+
+        Parameters
+        ----------
+        X : array_like of shape (n, d)
+        y : array_like of shape (n,)
+            Any labels, at least two classes, each with ``k`` examples in the proper training
+            set.
+
+        Returns
+        -------
+        self
+        """
+        k = check_integer(self.k, "k")
+        check_bool(self.mondrian, "mondrian")
+        check_seed(self.seed)
+        conformal.smoothing_tau(self.smoothing, self.smoothing_seed, 0)
+        X = check_estimator_X(self, X, reset=True)
+        self.classes_, codes = check_estimator_y(y, X.shape[0])
+        q = calibration_count(X.shape[0], self.calibration_size)
+        order = np.random.default_rng(self.seed).permutation(X.shape[0])
+        self.calibration_index_, self.proper_index_ = order[:q], order[q:]
+        counts = np.bincount(codes[self.proper_index_], minlength=self.classes_.size)
+        if counts.min() < k:
+            raise ClassLeftOut(
+                f"y: every class needs k = {k} examples in the proper training set; the split "
+                f"with seed {self.seed} leaves class {self.classes_[np.argmin(counts)]!r} "
+                f"{counts.min()}"
+            )
+        self._scale = _power_of_two_scale(X)
+        X = X * self._scale
+        _check_finite_distances(X, "X")
+        self.X_proper_, self.proper_codes_ = X[self.proper_index_], codes[self.proper_index_]
+        self.calibration_codes_ = codes[self.calibration_index_]
+        scores = self._scores(X[self.calibration_index_])
+        self.calibration_scores_ = scores[np.arange(q), self.calibration_codes_]
+        return self
+
+    def _scores(self, X) -> np.ndarray:
+        """Eq. (2) against the proper training set, every label: shape (m, n_classes)."""
+        D = cdist(X, self.X_proper_)
+        k = check_integer(self.k, "k")
+        near = np.stack(
+            [_k_smallest(D[:, self.proper_codes_ == c], k) for c in range(self.classes_.size)],
+            axis=1,
+        )
+        return _label_strangeness(near)
+
+    def test_scores(self, X) -> np.ndarray:
+        """Eq. (2) of every test object under every candidate label, shape (m, n_classes)."""
+        X = check_estimator_X(self, X, reset=False) * self._scale
+        _check_finite_distances(X, "X")
+        return self._scores(X)

@@ -232,6 +232,14 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         sign of the test example), ``"retrain"`` solves the augmented dual from scratch. Both
         give the canonical optimum, so the same p-values (tested); joint labellings of several
         test examples are always retrained.
+    smoothing : bool, default False
+        Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
+        Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
+        labels, so that ``P{p <= eps} = eps`` exactly.
+    smoothing_seed : int, default 0
+        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test examples
+        get the same p-values on every call. Both are checked when p-values are computed.
+        Joint p-values (:meth:`solve_joint`) are not smoothed.
 
     Attributes
     ----------
@@ -244,6 +252,38 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         class, one against the rest.
     incremental_ : list of IncrementalSVM
         ``method="incremental"`` only: the SVMs of ``base_``, ready to take one more example.
+
+    Examples
+    --------
+    Two Gaussian classes of 15 points, an RBF kernel and a soft margin. Each p-value ranks the
+    test example's multiplier among the 31 of its augmented SVM, so it is a multiple of 1/31:
+
+    >>> import numpy as np
+    >>> from svmtrust.transduction import TransductiveSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (15, 2)), rng.normal(1, 1, (15, 2))])
+    >>> y = np.repeat(["neg", "pos"], 15)
+    >>> model = TransductiveSVM(kernel="rbf", C=1.0).fit(X, y)
+    >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
+    >>> model.predict_p(new).round(3)  # columns: model.classes_
+    array([[1.   , 0.29 ],
+           [0.258, 1.   ],
+           [0.226, 0.258]])
+    >>> model.predict_set(new, 0.25)  # the labels with p > 0.25
+    array([[ True,  True],
+           [ True,  True],
+           [False,  True]])
+    >>> labels, confidence, credibility = model.predict_confidence(new)
+    >>> labels.tolist(), confidence.round(3).tolist(), credibility.round(3).tolist()
+    (['neg', 'pos', 'pos'], [0.71, 0.742, 0.774], [1.0, 1.0, 0.258])
+
+    The default is the paper's hard margin, which needs separable data; a copy of a point
+    with the other label makes the set inseparable, and :meth:`fit` says what to pass:
+
+    >>> TransductiveSVM().fit(np.vstack([X, X[:1]]), np.append(y, "pos"))
+    Traceback (most recent call last):
+    ...
+    svmtrust.qp.SolveError: libsvm solve failed with status 'unbounded': the training set is not separable, so the hard margin (C = inf) has no solution; use a finite C
     """
 
     def __init__(
@@ -259,6 +299,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         gamma="scale",
         degree=3,
         coef0=0.0,
+        smoothing=False,
+        smoothing_seed=0,
     ):
         self.kernel = kernel
         self.C = C
@@ -271,6 +313,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.smoothing = smoothing
+        self.smoothing_seed = smoothing_seed
 
     # -- fitting -----------------------------------------------------------------------
 
@@ -419,7 +463,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
 
     def _solve(self, gram, y, what: str):
         """Solve one augmented dual, eqs. (8)-(11); failures name the set (``what``)."""
-        return self._named(what, fit_svm, gram, y, self.C, self.solver, check_kernel=False)
+        return self._named(what, fit_svm, gram, y, self.C, self.solver, check_input=False)
 
     def _named(self, what: str, func, *args, **kwargs):
         """``func(*args, **kwargs)``, a :class:`~svmtrust.svm.SolveError` naming the set."""
@@ -457,6 +501,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         p, alpha_new = np.empty(shape), np.empty(shape)
         w2, objective = np.empty(shape), np.empty(shape)
         n = self.X_train_.shape[0]
+        tau = self._tau(X.shape[0])
         for i in range(X.shape[0]):
             gram, additions = self._one_more(cross[:, i : i + 1], X[i : i + 1])
             for code, label in enumerate(self.classes_):
@@ -466,8 +511,13 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                 )
                 alpha_new[i, code] = alpha[n]
                 merged = merge_multiplier_ties(alpha)
-                p[i, code] = conformal.p_values(merged[:n], merged[n])
+                p[i, code] = conformal.p_values(merged[:n], merged[n], tau=tau[i])
         return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2, objective=objective)
+
+    def _tau(self, m: int) -> list:
+        """Each test example's smoothing draw (``None`` for each without smoothing)."""
+        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, m)
+        return [None] * m if tau is None else list(tau)
 
     def solve_mondrian(self, X) -> np.ndarray:
         """Label-conditional (Mondrian) p-values: one SVM per candidate label.
@@ -512,6 +562,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         gain = np.empty_like(p)
         n = self.X_train_.shape[0]
         binary = self.classes_.size == 2
+        tau = self._tau(X.shape[0])
         for i in range(X.shape[0]):
             gram, additions = self._one_more(cross[:, i : i + 1], X[i : i + 1])
             for code, label in enumerate(self.classes_):
@@ -524,7 +575,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                 gain[i, code] = objective - base.objective
                 merged = merge_multiplier_ties(alpha)
                 same = self.codes_ == code
-                p[i, code] = conformal.p_values(merged[:n][same], merged[n])
+                p[i, code] = conformal.p_values(merged[:n][same], merged[n], tau=tau[i])
         return p, gain
 
     def joint_p_value(self, X, y) -> float:
