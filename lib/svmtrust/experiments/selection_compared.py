@@ -195,7 +195,7 @@ SETTINGS = {
     "paper": {
         "datasets": DATASETS,
         "n_train": 200,
-        "splits": 3,
+        "splits": 7,
         "log2_gamma_d": (-1, 1, 3, 5),
         "log2_C": (-1, 2, 5, 8),
         "shuffles": 3,
