@@ -97,8 +97,8 @@ from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 from .nonconformity_selection import minmax_scale
 
 #: The data sets: five of the book's (``"postal"`` is :func:`svmtrust.datasets.load_usps_like`,
-#: digits 0-4 = +1; ``"breastw"`` is Wisconsin, +1 = malignant) and six KEEL sets
-#: (:data:`KEEL_POSITIVE`).
+#: digits 0-4 = +1; ``"breastw"`` is the Wisconsin breast cancer data, +1 = malignant) and five
+#: KEEL sets (:data:`KEEL_POSITIVE`).
 DATASETS = (
     "breast",
     "postal",
@@ -125,7 +125,7 @@ DATA_NAMES = {
     "pima": "Pima",
     "ionosphere": "Ionosphere",
     "bupa": "Bupa",
-    "breastw": "Wisconsin",
+    "breastw": "BreastW",
     "australian": "Australian",
     "heart": "Heart",
     "wdbc": "WDBC",
