@@ -163,24 +163,25 @@ def test_confidence_compared_run_is_paper_scale_and_recomputes():
 
 
 def test_selection_compared_run_is_paper_scale_and_recomputes():
-    """Every split and criterion is there, and one recorded grid point is recomputed exactly
-    from its split (rebuilt from the run's seed) with the library's functions."""
+    """Every split, protocol and criterion is there, and one recorded grid point is recomputed
+    exactly from its split (rebuilt from the run's seed) with the library's functions."""
     rows = _load("selection_compared")
     cfg = selection_compared.SETTINGS["paper"]
     choice = rows[rows["table"] == "choice"]
     grid_rows = rows[rows["table"] == "grid"]
     assert (choice.groupby("data")["split"].nunique() == cfg["splits"]).all()
-    assert set(choice["data"]) == set(selection_compared.DATASETS)
-    assert (choice.groupby(["data", "split"]).size() == len(selection_compared.CRITERIA) + 1).all()
+    assert set(choice["data"]) == set(cfg["datasets"]) and len(cfg["datasets"]) >= 10
+    per_split = sum(len(c) + 1 for c in selection_compared.PROTOCOL_CRITERIA.values())
+    assert (choice.groupby(["data", "split"]).size() == per_split).all()
     n_grid = len(cfg["log2_gamma_d"]) * len(cfg["log2_C"])
     assert (grid_rows.groupby(["data", "split"]).size() == n_grid).all()
-    data = selection_compared.split_data("ionosphere", 3, seed=0, scale="paper")
-    recorded = grid_rows[(grid_rows["data"] == "ionosphere") & (grid_rows["split"] == 3)]
+    data = selection_compared.split_data("ionosphere", 1, seed=0, scale="paper")
+    recorded = grid_rows[(grid_rows["data"] == "ionosphere") & (grid_rows["split"] == 1)]
     gammas, Cs = selection_compared.grid("paper", data["X_train"].shape[1])
     point = recorded.iloc[len(Cs) + 1]
     again = selection_compared._evaluate_grid(data, gammas[1:2], Cs[1:2]).iloc[0]
     assert point["gamma"] == pytest.approx(gammas[1]) and point["C"] == Cs[1]  # CSV round trip
-    for column in ("test_error", "span", "loo"):
+    for column in ("test_error", "span", "loo", "l2_test_error", "l2_span"):
         assert again[column] == pytest.approx(point[column], abs=1e-12)  # counts / n
-    for column in ("radius_margin", "rescaled", "md"):
+    for column in ("radius_margin", "rescaled", "md", "l2_radius_margin", "l2_rescaled"):
         assert again[column] == pytest.approx(point[column], rel=1e-6)

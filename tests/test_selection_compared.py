@@ -1,13 +1,16 @@
 """The protocol of the chapter "Model selection compared": its statistics against independent
-values (Demsar's table, the Friedman formula, hand-made rankings), the correspondence between the
-C-SVM and the bounded-w family, and a small run whose numbers equal those of the individual
-chapters' functions on the same split."""
+values (Demsar's table, the Friedman formula, hand-made rankings, data sets as blocks), the
+correspondence between the C-SVM and the bounded-w family, the L2-SVM against an independent
+cvxpy solve of its primal, the union bound of the MD guarantee, and a small run whose numbers
+equal those of the individual chapters' functions on the same split."""
 
 from functools import partial
 
+import cvxpy as cp
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.model_selection import StratifiedKFold
 from svmtrust.discrepancy import delta_term, fit_bounded_w, soft_loss, soft_loss_lower_bound
 from svmtrust.experiments import selection_compared as sc
 from svmtrust.experiments import span as span_protocol
@@ -17,14 +20,22 @@ from svmtrust.nonconformity_selection import (
     NonconformityModelSelector,
     TestMarginSelector,
 )
+from svmtrust.span import fit_l2_svm, l2_kernel, radius_squared, span_rule_loo
 from svmtrust.svm import fit_svm
 
 #: Table 5(a) of Demsar (2006): q_0.05 and q_0.10 of the Nemenyi test for k = 2, ..., 10.
 DEMSAR_Q05 = (1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164)
 DEMSAR_Q10 = (1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920)
 
-#: A tiny setting: the grid 2 x 2, one split per data set, two shuffles.
-TINY = {"n_train": 60, "splits": 1, "log2_gamma_d": (0, 3), "log2_C": (0, 4), "shuffles": 2}
+#: A tiny setting: three data sets, the grid 2 x 2, one split per data set, two shuffles.
+TINY = {
+    "datasets": ("pima", "ionosphere", "heart"),
+    "n_train": 60,
+    "splits": 1,
+    "log2_gamma_d": (0, 3),
+    "log2_C": (0, 4),
+    "shuffles": 2,
+}
 
 
 @pytest.mark.parametrize("k", range(2, 11))
@@ -114,14 +125,17 @@ def test_same_rows_for_one_and_two_jobs(tiny_run):
 def test_run_has_every_criterion_on_every_split(tiny_run):
     one = tiny_run[0]
     choice = one[one["table"] == "choice"]
-    assert set(choice["criterion"]) == set(sc.CRITERIA) | {"oracle"}
-    assert len(choice) == len(sc.DATASETS) * (len(sc.CRITERIA) + 1)
-    curve = choice[choice["criterion"].isin(sc.CURVES + ("oracle",))]
-    assert (curve["regret"] >= 0).all()  # a single grid model cannot beat the best one
-    assert (choice.loc[choice["criterion"] == "oracle", "regret"] == 0).all()
-    assert len(one[one["table"] == "grid"]) == len(sc.DATASETS) * 4
-    matrix = sc.error_matrix(one)
-    assert matrix.shape == (len(sc.DATASETS), len(sc.CRITERIA))
+    n_sets = len(TINY["datasets"])
+    for protocol in sc.PROTOCOLS:
+        rows = choice[choice["protocol"] == protocol]
+        assert set(rows["criterion"]) == {*sc.PROTOCOL_CRITERIA[protocol], "oracle"}
+        assert len(rows) == n_sets * (len(sc.PROTOCOL_CRITERIA[protocol]) + 1)
+        curve = rows[rows["criterion"].isin(sc.PROTOCOL_CURVES[protocol] + ("oracle",))]
+        assert (curve["regret"] >= 0).all()  # a single grid model cannot beat the best one
+        assert (rows.loc[rows["criterion"] == "oracle", "regret"] == 0).all()
+        matrix = sc.error_matrix(one, protocol)
+        assert matrix.shape == (n_sets, len(sc.PROTOCOL_CRITERIA[protocol]))
+    assert len(one[one["table"] == "grid"]) == n_sets * 4
 
 
 def test_tiny_run_equals_the_chapters_functions(tiny_run):
@@ -130,6 +144,7 @@ def test_tiny_run_equals_the_chapters_functions(tiny_run):
     X, y, X_test, y_test = data["X_train"], data["y_train"], data["X_test"], data["y_test"]
     rows = one[(one["data"] == "ionosphere") & (one["split"] == 0)]
     grid_rows = rows[rows["table"] == "grid"].reset_index(drop=True)
+    rungs = sc.ladder(len(y), max(Cs))
     for k, (gamma, C) in enumerate((g, c) for g in gammas for c in Cs):
         K, K_test = rbf_kernel(X, gamma=gamma), rbf_kernel(X_test, X, gamma=gamma)
         ref = span_protocol.evaluate(K, y, K_test, y_test, C)
@@ -140,11 +155,24 @@ def test_tiny_run_equals_the_chapters_functions(tiny_run):
         assert row["radius_margin"] == pytest.approx(ref["radius_margin"], rel=1e-6)
         assert row["rescaled"] == pytest.approx(ref["rescaled"], rel=1e-6)  # BLAS threads
         sol = fit_svm(K, y, C, solver="libsvm", check_kernel=False)
-        kernel, w_max = partial(rbf_kernel, gamma=gamma), np.sqrt(sol.w_norm_squared)
+        w_norm = np.sqrt(sol.w_norm_squared)
+        w_max = rungs[rungs >= w_norm].min()  # the rung, a class fixed before the data
+        assert row["md_radius"] == w_max and w_max / 2 < w_norm <= w_max
+        kernel = partial(rbf_kernel, gamma=gamma)
         md = np.mean([1 - 2 * soft_loss_lower_bound(X, f, w_max, kernel) for f in data["flips"]])
         nu = np.mean(soft_loss(y * sol.decision_function(K)))
         assert row["md"] == pytest.approx(nu + md, abs=1e-7)
-    choice = rows[rows["table"] == "choice"].set_index("criterion")
+        l2 = fit_l2_svm(K, y, C)
+        K_l2 = K + np.eye(len(y)) / C
+        assert row["l2_test_error"] == np.mean(
+            np.where(l2.decision_function(K_test) > 0, 1, -1) != y_test
+        )
+        assert row["l2_radius_margin"] == pytest.approx(
+            radius_squared(K_l2) * l2.w_norm_squared / len(y), rel=1e-6
+        )
+        assert row["l2_span"] == span_rule_loo(K_l2, l2)
+    choice = rows[(rows["table"] == "choice") & (rows["protocol"] == "grid")]
+    choice = choice.set_index("criterion")
     cv = CrossValidationSelector(gammas, Cs, folds=sc.CV_FOLDS, seed=data["seed"]).fit(X, y)
     assert (choice.loc["cv10", "gamma"], choice.loc["cv10", "C"]) == (cv.best_gamma_, cv.best_C_)
     assert choice.loc["cv10", "trainings"] == sc.CV_FOLDS * len(grid_rows) + 1
@@ -154,26 +182,171 @@ def test_tiny_run_equals_the_chapters_functions(tiny_run):
     assert choice.loc["svm_linf", "error"] == np.mean(linf.predict(X_test) != y_test)
     assert choice.loc["oracle", "error"] == grid_rows["test_error"].min()
     assert choice.loc["loo", "trainings"] == len(grid_rows) + grid_rows["loo_retrained"].sum()
+    # the width alone: every criterion with a curve reads the largest C's column
+    width = rows[(rows["table"] == "choice") & (rows["protocol"] == "width")]
+    width = width.set_index("criterion")
+    column = grid_rows[grid_rows["C"] == max(Cs)].reset_index(drop=True)
+    for name in ("span", "radius_margin", "rescaled", "md", "loo"):
+        k = int(np.argmin(column[name].to_numpy()))
+        assert width.loc[name, "gamma"] == column["gamma"].iloc[k]
+        assert width.loc[name, "error"] == column["test_error"].iloc[k]
+    assert (width["C"].dropna() == max(Cs)).all()
+    cv_width = CrossValidationSelector(gammas, (max(Cs),), seed=data["seed"]).fit(X, y)
+    assert width.loc["cv10", "gamma"] == cv_width.best_gamma_
+    # the L2-SVM: its own cross-validation, fold by fold
+    l2 = rows[(rows["table"] == "choice") & (rows["protocol"] == "l2")].set_index("criterion")
+    assert l2.loc["oracle", "error"] == grid_rows["l2_test_error"].min()
+    k = int(np.argmin(grid_rows["l2_cv10"].to_numpy()))
+    assert l2.loc["cv10", "error"] == grid_rows["l2_test_error"].iloc[k]
+
+
+def test_l2_cross_validation_counts_fold_errors():
+    data = sc.draw_split("heart", 40, 1, np.random.default_rng(2))
+    X, y = data["X_train"], data["y_train"]
+    errors = sc._l2_cross_validation(data, (0.5,), (1.0,))
+    folds = StratifiedKFold(sc.CV_FOLDS, shuffle=True, random_state=data["seed"]).split(X, y)
+    K, wrong = rbf_kernel(X, gamma=0.5), 0
+    for train, test in folds:
+        sol = fit_l2_svm(K[np.ix_(train, train)], y[train], 1.0)
+        values = sol.decision_function(K[np.ix_(test, train)])
+        wrong += np.sum(np.where(values >= 0, 1, -1) != y[test])
+    assert errors[0] == pytest.approx(wrong / len(y))
+
+
+def test_l2_svm_equals_an_independent_primal_solve():
+    """fit_l2_svm against the primal 1/2 ||w||^2 + C/2 sum xi^2 solved with cvxpy on features.
+
+    With explicit features (a linear kernel) the primal has w, b, xi as variables; the L2-SVM
+    on K + I/C must give the same decision values and ||w~||^2 = ||w||^2 + C sum xi^2.
+    """
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=40) > 0, 1.0, -1.0)
+    K = X @ X.T
+    for C in (0.3, 4.0):
+        w, b, xi = cp.Variable(3), cp.Variable(), cp.Variable(40)
+        problem = cp.Problem(
+            cp.Minimize(0.5 * cp.sum_squares(w) + C / 2 * cp.sum_squares(xi)),
+            [cp.multiply(y, X @ w + b) >= 1 - xi],
+        )
+        problem.solve(solver=cp.CLARABEL)
+        for solver in ("libsvm", "cvxpy"):
+            sol = fit_l2_svm(K, y, C, solver=solver)
+            assert sol.decision_function(K) == pytest.approx(X @ w.value + b.value, abs=1e-5)
+            norm = np.sum(w.value**2) + C * np.sum(xi.value**2)
+            assert sol.w_norm_squared == pytest.approx(norm, rel=1e-5)
+        assert l2_kernel(K, C) == pytest.approx(K + np.eye(40) / C)
+
+
+def test_l2_span_is_the_bordered_inverse_on_k_plus_i_over_c():
+    """Chapelle et al. (2002): for the L2-SVM every support vector is of the first category and
+    S_p^2 = 1 / (K~_SV^{-1})_pp with the bordered matrix of K + I / C."""
+    data = sc.draw_split("pima", 40, 1, np.random.default_rng(1))
+    K = rbf_kernel(data["X_train"], gamma=0.5)
+    y, C = data["y_train"], 2.0
+    sol = fit_l2_svm(K, y, C)
+    sv = sol.support
+    K_l2 = l2_kernel(K, C)[np.ix_(sv, sv)]
+    bordered = np.block([[K_l2, np.ones((len(sv), 1))], [np.ones((1, len(sv))), np.zeros((1, 1))]])
+    spans = 1.0 / np.diag(np.linalg.inv(bordered))[: len(sv)]
+    margins = y[sv] * sol.decision_function(l2_kernel(K, C)[sv])  # 1: all on the margin
+    assert margins == pytest.approx(1.0, abs=1e-6)
+    expected = np.mean(margins - sol.alpha[sv] * spans <= 0) * len(sv) / len(y)
+    assert span_rule_loo(l2_kernel(K, C), sol) == pytest.approx(expected)
+
+
+def test_delta_term_union_bound():
+    # eq. (5) at delta / M: the review's figures for l = 200 and the 16 points of the grid
+    assert delta_term(200, 0.05) == pytest.approx(0.288, abs=5e-4)
+    assert delta_term(200, 0.05, 16) == pytest.approx(0.381, abs=5e-4)
+    assert delta_term(200, 0.05, 16) == pytest.approx(delta_term(200, 0.05 / 16))
+    assert delta_term(200, 0.05, 1) == delta_term(200, 0.05)
+
+
+def test_ladder_covers_every_c_svm_norm():
+    rungs = sc.ladder(200, 256.0)
+    assert rungs[0] == 2.0**sc.LADDER_LOW and rungs[-1] ** 2 >= 2 * 256 * 200
+    assert np.all(rungs[1:] == 2 * rungs[:-1])
+    assert sc._rung(0.01, rungs) == rungs[0] and sc._rung(3.0, rungs) == 4.0
+    assert sc._rung(4.0, rungs) == 4.0
+    assert sc.md_classes("paper", 8) == 4 * len(rungs)
+    data = sc.draw_split("pima", 40, 1, np.random.default_rng(0))
+    K = rbf_kernel(data["X_train"], gamma=8.0)  # a narrow kernel: the largest norms
+    sol = fit_svm(K, data["y_train"], 256.0, solver="libsvm", check_kernel=False)
+    assert sol.w_norm_squared <= 2 * 256.0 * 40
+
+
+def test_friedman_with_data_sets_as_blocks():
+    """Demsar (2006): one block per data set, its errors averaged over the splits."""
+    rows = []
+    rng = np.random.default_rng(4)
+    for data in ("pima", "bupa", "heart", "wdbc"):
+        for split in range(3):
+            for criterion in (*sc.L2_CRITERIA, "oracle"):
+                rows.append(
+                    {
+                        "table": "choice",
+                        "protocol": "l2",
+                        "data": data,
+                        "split": split,
+                        "criterion": criterion,
+                        "error": rng.random(),
+                    }
+                )
+    results = pd.DataFrame(rows)
+    matrix = sc.error_matrix(results, "l2")
+    assert list(matrix.index) == sorted(["pima", "bupa", "heart", "wdbc"])
+    choice = results[results["criterion"] != "oracle"]
+    means = choice.groupby(["data", "criterion"])["error"].mean().unstack()[list(sc.L2_CRITERIA)]
+    pd.testing.assert_frame_equal(matrix, means, check_names=False)
+    test = sc.friedman(matrix)
+    ranks = means.rank(axis=1).mean()
+    n, k = means.shape
+    chi2 = 12 * n / (k * (k + 1)) * (np.sum(ranks**2) - k * (k + 1) ** 2 / 4)
+    assert test["statistic"] == pytest.approx(chi2) and test["n_blocks"] == 4
+    assert sc.error_matrix(results, "l2", blocks="split").shape == (12, 4)
+
+
+def test_monotone_steps_counts_decreases():
+    base = {"table": "grid", "data": "pima", "split": 0, "gamma": 1.0}
+    values = {
+        "radius_margin": (1, 2, 3),
+        "rescaled": (3, 2, 2),
+        "md": (1, 0.5, 2),
+        "l2_radius_margin": (1, 1, 1),
+        "l2_rescaled": (2, 1, 0),
+    }
+    results = pd.DataFrame(
+        [{**base, "C": C, **{k: v[i] for k, v in values.items()}} for i, C in enumerate((1, 2, 4))]
+    )
+    table = sc.monotone_steps(results)
+    assert table["steps"].tolist() == [2] * 5
+    assert table["decreasing"].tolist() == [0, 1, 1, 0, 2]
 
 
 def test_tables_of_the_tiny_run(tiny_run):
     one = tiny_run[0]
-    regret = sc.regret_table(one)
-    assert list(regret.index) == [sc.CRITERION_NAMES[c] for c in sc.CRITERIA]
-    assert regret["all"].to_numpy() == pytest.approx(
-        one[(one["table"] == "choice") & one["criterion"].isin(sc.CRITERIA)]
-        .groupby("criterion")["regret"]
-        .mean()
-        .reindex(list(sc.CRITERIA))
-        .to_numpy()
-    )
+    for protocol in sc.PROTOCOLS:
+        regret = sc.regret_table(one, protocol)
+        names = [sc.CRITERION_NAMES[c] for c in sc.PROTOCOL_CRITERIA[protocol]]
+        assert list(regret.index) == names
+        rows = one[(one["table"] == "choice") & (one["protocol"] == protocol)]
+        per_data = rows.groupby(["criterion", "data"])["regret"].mean().unstack()
+        expected = per_data.mean(axis=1).reindex(list(sc.PROTOCOL_CRITERIA[protocol]))
+        assert regret["all"].to_numpy() == pytest.approx(expected.to_numpy())
     costs = sc.cost_table(one)
     assert costs.loc["exact LOO", "trainings"] > costs.loc["10-fold CV", "trainings"] > 4
-    guarantee = sc.md_guarantee(one)
+    guarantee = sc.md_guarantee(one).set_index("data")
     grid_rows = one[(one["table"] == "grid") & (one["data"] == "pima")]
-    bound = grid_rows["md"].min() + delta_term(TINY["n_train"], sc.DELTA)
-    assert guarantee.loc["Pima", "bound"] == pytest.approx(bound)
-    assert guarantee.loc["Pima", "covered"] == float(
+    classes = 2 * len(sc.ladder(TINY["n_train"], 16.0))
+    bound = grid_rows["md"].min() + delta_term(TINY["n_train"], sc.DELTA, classes)
+    assert guarantee.loc["pima", "bound"] == pytest.approx(bound)
+    assert guarantee.loc["pima", "covered"] == float(
         bound >= grid_rows.loc[grid_rows["md"].idxmin(), "test_soft_loss"]
     )
-    assert set(sc.summary(one)) >= {"Mean regret over the oracle", "Cost per split"}
+    width = sc.md_guarantee(one, "width").set_index("data")
+    column = grid_rows[grid_rows["C"] == 16.0]
+    assert width.loc["pima", "md"] == column["md"].min()
+    assert len(sc.protocol_table(one)) == len(sc.CRITERIA) + 1
+    assert set(sc.below_loo(one).index) == {"radius_margin", "rescaled"}
+    assert set(sc.summary(one)) >= {"Cost per split, C-SVM grid"}

@@ -393,11 +393,18 @@ def peeled_soft_loss_bounds(X, y, w_max, kernel=None):
     return run.lower, run.upper, run.n_peeled
 
 
-def delta_term(l: int, delta: float = DEFAULT_DELTA) -> float:
-    """The confidence term ``3 sqrt(-log(delta / 2) / (2 l))`` of eq. (5)."""
+def delta_term(l: int, delta: float = DEFAULT_DELTA, classes: int = 1) -> float:
+    """The confidence term ``3 sqrt(-log(delta / (2 M)) / (2 l))`` of eq. (5), ``M = classes``.
+
+    With ``classes = 1`` this is eq. (5) of Anguita et al. (2010), for one class of functions
+    fixed before the data are seen. A rule chosen among ``M`` such classes (a model-selection
+    grid fixed in advance) is covered by the union bound: Theorem 1 at ``delta / M`` for each
+    class holds for all of them at once with probability ``1 - delta``.
+    """
     l = check_integer(l, "l")
     delta = check_significance(delta, "delta")
-    return 3.0 * float(np.sqrt(-np.log(delta / 2.0) / (2.0 * l)))
+    classes = check_integer(classes, "classes")
+    return 3.0 * float(np.sqrt(-np.log(delta / (2.0 * classes)) / (2.0 * l)))
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,8 @@ __all__ = [
     "linear_rescaled_bound",
     "span_bound",
     "jaakkola_haussler_errors",
+    "l2_kernel",
+    "fit_l2_svm",
 ]
 
 #: Ridge added to the Gram matrix of the first-category support vectors in
@@ -806,3 +808,56 @@ def jaakkola_haussler_errors(K, sol) -> np.ndarray:
     """
     K = _check_inputs(K, sol)
     return span_rule_errors(K, sol, np.where(sol.alpha > 0, np.diag(K), np.nan))
+
+
+# ----------------------------------------------------------------------------- L2-SVM
+
+
+def l2_kernel(K, C) -> np.ndarray:
+    """The Gram matrix ``K + I / C`` of the L2-SVM (Chapelle, Vapnik, Bousquet & Mukherjee 2002).
+
+    The L2-SVM minimises ``1/2 ||w||^2 + C/2 sum_i xi_i^2`` subject to
+    ``y_i (w . phi(x_i) + b) >= 1 - xi_i``. Its dual is the hard-margin dual on the kernel
+    ``K~ = K + I / C`` (Section 2 of Chapelle et al. 2002, after their eq. (3)): the L2-SVM is
+    the hard-margin SVM in the feature space ``phi~(x_i) = (phi(x_i), e_i / sqrt(C))``, with
+    ``w~ = (w, sqrt(C) xi)`` and ``||w~||^2 = ||w||^2 + C sum_i xi_i^2``. The radius-margin
+    functional and the span rule of the hard margin apply unchanged on ``K~``; on a test point
+    the extra coordinates are zero, so test rows of the kernel are those of ``K``.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Symmetric positive semi-definite Gram matrix of the training points.
+    C : float
+        Positive and finite.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+    """
+    K = check_kernel_matrix(K, "K", full=False)
+    C = check_positive(C, "C")  # finite: C = inf is the hard margin itself
+    return K + np.eye(K.shape[0]) / C
+
+
+def fit_l2_svm(K, y, C, solver="libsvm"):
+    """Train the L2-SVM: the hard-margin SVM (``C = inf``) on :func:`l2_kernel` ``(K, C)``.
+
+    ``K + I / C`` is positive definite, so the hard-margin problem on it is always feasible.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+    solver : {"cvxpy", "libsvm"}
+        Passed to :func:`~svmtrust.svm.fit_svm`.
+
+    Returns
+    -------
+    SVMSolution
+        Trained on ``K + I / C`` with ``C = inf``: its ``w_norm_squared`` is ``||w~||^2`` and its
+        ``decision_function`` takes test rows of ``K``.
+    """
+    return fit_svm(l2_kernel(K, C), y, np.inf, solver=solver, check_kernel=False)

@@ -50,6 +50,8 @@ CASES = [
     (M + "delta_term", "l negative", lambda: d.delta_term(-4), "l"),
     (M + "delta_term", "l a float", lambda: d.delta_term(2.5), "l"),
     (M + "delta_term", "delta 1", lambda: d.delta_term(10, 1.0), "delta"),
+    (M + "delta_term", "classes zero", lambda: d.delta_term(10, 0.05, 0), "classes"),
+    (M + "delta_term", "classes a float", lambda: d.delta_term(10, 0.05, 2.5), "classes"),
     (M + "flipped_labels", "rng a seed", lambda: d.flipped_labels(Y, 0), "rng"),
     (M + "flipped_labels", "labels 0/1", lambda: d.flipped_labels(Y > 0, RNG), "y"),
     (M + "flipped_labels", "labels a list", lambda: d.flipped_labels([1.0, 2.0], RNG), "y"),

@@ -22,6 +22,9 @@ _GRID = {
     "test_soft_loss": 0.5,
     "md_sd": 0.0,
     **{c: 0.3 for c in sc.CURVES},
+    "radius_margin": 0.3,
+    "l2_test_error": 0.2,
+    **{f"l2_{c}": 0.3 for c in sc.L2_CRITERIA},
 }
 _CHOICE = {
     "table": "choice",
@@ -36,7 +39,14 @@ _CHOICE = {
     "seconds": 1.0,
     "relative_time": 9.0,
 }
-RESULTS = pd.DataFrame([_GRID] + [{**_CHOICE, "criterion": c} for c in (*sc.CRITERIA, "oracle")])
+RESULTS = pd.DataFrame(
+    [_GRID]
+    + [
+        {**_CHOICE, "protocol": p, "criterion": c}
+        for p in sc.PROTOCOLS
+        for c in (*sc.PROTOCOL_CRITERIA[p], "oracle")
+    ]
+)
 #: Tables that are not a results table of :func:`run`: not a table, empty, of another chapter,
 #: without choice rows, missing a criterion, naming an unknown criterion or data set.
 _BAD_RESULTS = {
@@ -57,6 +67,7 @@ _TABLES = {
         "tracking_table",
         "cost_table",
         "error_matrix",
+        "protocol_table",
         "summary",
     )
 }
@@ -143,6 +154,50 @@ CASES = [
         M + "curves_by_grid",
         "results without grid rows",
         lambda: sc.curves_by_grid(RESULTS.iloc[1:], "pima"),
+        "results",
+    ),
+    (M + "ladder", "n_train zero", lambda: sc.ladder(0, 1.0), "n_train"),
+    (M + "ladder", "C_max infinite", lambda: sc.ladder(80, np.inf), "C_max"),
+    (M + "ladder", "C_max negative", lambda: sc.ladder(80, -1.0), "C_max"),
+    (M + "md_classes", "scale unknown", lambda: sc.md_classes("huge", 4), "scale"),
+    (M + "md_classes", "n_features zero", lambda: sc.md_classes("book", 0), "n_features"),
+    (
+        M + "regret_table",
+        "protocol unknown",
+        lambda: sc.regret_table(RESULTS, "hard"),
+        "protocol",
+    ),
+    (
+        M + "tracking_table",
+        "protocol a number",
+        lambda: sc.tracking_table(RESULTS, 1),
+        "protocol",
+    ),
+    (
+        M + "error_matrix",
+        "blocks unknown",
+        lambda: sc.error_matrix(RESULTS, "grid", "fold"),
+        "blocks",
+    ),
+    (
+        M + "error_matrix",
+        "results without the protocol",
+        lambda: sc.error_matrix(RESULTS[RESULTS["protocol"] != "l2"], "l2"),
+        "results",
+    ),
+    (M + "md_guarantee", "protocol l2", lambda: sc.md_guarantee(RESULTS, "l2"), "protocol"),
+    (M + "monotone_steps", "results None", lambda: sc.monotone_steps(None), "results"),
+    (
+        M + "monotone_steps",
+        "results without grid rows",
+        lambda: sc.monotone_steps(RESULTS.iloc[1:]),
+        "results",
+    ),
+    (M + "below_loo", "results None", lambda: sc.below_loo(None), "results"),
+    (
+        M + "below_loo",
+        "results of another chapter",
+        lambda: sc.below_loo(_BAD_RESULTS["results of another chapter"]),
         "results",
     ),
     (M + "md_guarantee", "results None", lambda: sc.md_guarantee(None), "results"),

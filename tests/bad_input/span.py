@@ -132,6 +132,13 @@ CASES = [
     (M + "exact_loo", "solver unknown", lambda: span.exact_loo(K, Y, 1.0, solver="smo"), "solver"),
     (M + "exact_loo", "C a string", lambda: span.exact_loo(K, Y, "1"), "C"),
     (M + "radius_squared", "K not PSD", lambda: span.radius_squared(K_INDEFINITE), "K"),
+    (M + "l2_kernel", "C infinite", lambda: span.l2_kernel(K, np.inf), "C"),
+    (M + "l2_kernel", "C zero", lambda: span.l2_kernel(K, 0.0), "C"),
+    (M + "l2_kernel", "K NaN", lambda: span.l2_kernel(nan(K), 1.0), "K"),
+    (M + "l2_kernel", "K not square", lambda: span.l2_kernel(K[:3], 1.0), "K"),
+    (M + "fit_l2_svm", "C infinite", lambda: span.fit_l2_svm(K, Y, np.inf), "C"),
+    (M + "fit_l2_svm", "y wrong length", lambda: span.fit_l2_svm(K, Y[:3], 1.0), "y"),
+    (M + "fit_l2_svm", "solver unknown", lambda: span.fit_l2_svm(K, Y, 1.0, "magic"), "solver"),
     (M + "radius_squared", "K NaN", lambda: span.radius_squared(nan(K)), "K"),
     (
         M + "rescaled_radius_margin_bound",

