@@ -72,7 +72,10 @@ _MACHINES = {
 FITTED_DIST = _MACHINES[DIST]().fit(X, Y3)
 FITTED_SPLIT = _MACHINES[SPLIT]().fit(X, Y3)
 
-NO_INPUT = {"svmtrust.split_conformal.ClassLeftOut": "an exception class, raised by fit"}
+NO_INPUT = {
+    "svmtrust.split_conformal.ClassLeftOut": "an exception class, raised by fit",
+    "svmtrust.experiments.confidence_compared.describe": "takes no argument",
+}
 GRAM = np.ones((13, 13))
 
 #: Bad training data, each refused by both machines' fit.
@@ -542,6 +545,18 @@ CASES = (
             P + "fit_split",
             "NaN in X",
             lambda: protocol.fit_split(SplitConformalSVM(), nan(X), Y3),
+            "X",
+        ),
+        (
+            P + "fit_machine",
+            "model not a confidence machine",
+            lambda: protocol.fit_machine("TSVM", X, Y3),
+            "model",
+        ),
+        (
+            P + "fit_machine",
+            "NaN in X",
+            lambda: protocol.fit_machine(DistanceTCM(), nan(X), Y3),
             "X",
         ),
         (

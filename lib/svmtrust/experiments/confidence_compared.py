@@ -305,6 +305,8 @@ def fit_split(model, X, y) -> int:
 def fit_machine(model, X, y) -> int:
     """Fit a machine of :func:`machines` (through :func:`fit_split` if it splits); return the
     number of split retries (0 for a transductive machine)."""
+    if not hasattr(model, "predict_p"):
+        raise ValueError(f"model: expected a confidence machine, got {type(model).__name__}")
     if isinstance(model, SPLITTING):
         return fit_split(model, X, y)
     model.fit(X, y)
