@@ -80,10 +80,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The unit tests, then the Examples of the estimators' docstrings run as doctests (seconds).
+# The unit tests, on every core (pytest-xdist), then the Examples of the estimators' docstrings
+# run as doctests (seconds).
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q -p no:cacheprovider --durations=10 --ignore=tests/benchmarks \
-		--ignore=tests/html
+	$(BIN)/python -m pytest tests -q -p no:cacheprovider -n auto --durations=10 \
+		--ignore=tests/benchmarks --ignore=tests/html
 	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules lib/svmtrust/tcm_nn.py \
 		lib/svmtrust/nonconformity_selection.py lib/svmtrust/split_conformal.py \
 		lib/svmtrust/transduction.py lib/svmtrust/svm_distance.py lib/svmtrust/pipeline.py
