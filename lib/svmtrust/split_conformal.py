@@ -123,6 +123,15 @@ class _ProperSVM:
         )
 
 
+def _check_svm_params(model) -> None:
+    """The parameters :class:`SplitConformalSVM` and :class:`CrossConformalSVM` share: ``C``,
+    ``solver``, ``mondrian`` and ``seed`` (each refused with a ``ValueError`` naming it)."""
+    check_C(model.C)
+    check_choice(model.solver, "solver", SOLVERS)
+    check_bool(model.mondrian, "mondrian")
+    check_seed(model.seed)
+
+
 class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEstimator):
     """Split conformal predictor around the SVM distance score (D), eq. (S).
 
@@ -225,11 +234,8 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
 
     def _check_params(self) -> None:
         """Validate the constructor's parameters."""
-        check_C(self.C)
-        check_choice(self.solver, "solver", SOLVERS)
-        check_bool(self.mondrian, "mondrian")
+        _check_svm_params(self)
         check_choice(self.convention, "convention", CONVENTIONS)
-        check_seed(self.seed)
 
     def fit(self, X, y):
         """Split, train the SVM(s) on the proper training set, score the calibration set.
@@ -424,10 +430,7 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         -------
         self
         """
-        check_C(self.C)
-        check_choice(self.solver, "solver", SOLVERS)
-        check_bool(self.mondrian, "mondrian")
-        check_seed(self.seed)
+        _check_svm_params(self)
         conformal.smoothing_tau(self.smoothing, self.smoothing_seed, 0)
         X = check_estimator_X(self, X, reset=True)
         self.classes_, codes = check_estimator_y(y, n=X.shape[0])
