@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import warnings
 
-import cvxpy as cp
 import numpy as np
 import scipy.linalg
 import scipy.sparse
@@ -165,7 +164,7 @@ def _identical_groups(A, a, tol: float = IDENTICAL_TOL) -> np.ndarray:
     return np.argsort(np.argsort(first))[order]
 
 
-def _active_set_optimum(A, c, a, d, u, x, scale, max_iter: int | None = None):
+def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
     """An optimum of (P) exact to rounding, by a primal active-set method from the approximate ``x``.
 
     The indices at a bound form the working set; the others are free. Each iteration takes the
@@ -185,8 +184,6 @@ def _active_set_optimum(A, c, a, d, u, x, scale, max_iter: int | None = None):
         Problem (P).
     x : ndarray of shape (n,)
         An approximate optimum.
-    scale : float
-        The unit of the tolerances, :func:`_gradient_scale` at ``x``.
     max_iter : int, optional
         Iterations allowed (default ``10 n + 10``).
 
@@ -195,14 +192,18 @@ def _active_set_optimum(A, c, a, d, u, x, scale, max_iter: int | None = None):
     x : ndarray of shape (n,)
         The optimum, or the last iterate when the method did not end.
     exact : bool
-        Whether ``x`` meets every KKT condition to :data:`EXACT_TOL` of the gradient's scale.
+        Whether ``x`` meets every KKT condition to :data:`EXACT_TOL` of the gradient's scale
+        at ``x`` (:func:`_gradient_scale`, computed afresh at every test: a scale taken at a
+        poor start, whose terms can be many orders larger than the optimum's, would let a
+        point far from optimal pass).
     """
     x = np.clip(np.asarray(x, dtype=float), 0.0, u)
     lower, upper = x <= 0.0, x >= u
     x[lower], x[upper] = 0.0, u
-    x, lower, upper, exact = _block_pivots(A, c, a, d, u, x, lower, upper, scale)
+    x, lower, upper, exact = _block_pivots(A, c, a, d, u, x, lower, upper)
     if exact:
         return x, True
+    lost = 0
     for _ in range(10 * x.size + 10 if max_iter is None else max_iter):
         free = ~(lower | upper)
         gradient = A @ x + c
@@ -220,13 +221,22 @@ def _active_set_optimum(A, c, a, d, u, x, scale, max_iter: int | None = None):
         r = gradient + nu * a
         wrong = np.where(lower, -r, np.where(upper, r, 0.0))
         worst = int(np.argmax(wrong))
-        if wrong[worst] <= EXACT_TOL * scale:
+        tol = EXACT_TOL * _gradient_scale(A, c, x)
+        if np.any(np.abs(r[free]) > tol):  # the step lost the digits that matter: again
+            x = x.copy()
+            x[free] += p
+            x = np.clip(x, 0.0, u)
+            lost += 1
+            if lost > 3:
+                return x, False
+            continue
+        if wrong[worst] <= tol:
             return x, True
         lower[worst] = upper[worst] = False
     return x, False
 
 
-def _block_pivots(A, c, a, d, u, x, lower, upper, scale, rounds: int = BLOCK_ROUNDS):
+def _block_pivots(A, c, a, d, u, x, lower, upper, rounds: int = BLOCK_ROUNDS):
     """Moves of many indices at once (a primal-dual active-set method), from a solver's split.
 
     Each round solves the free values exactly; every free value outside the box goes to the
@@ -248,8 +258,12 @@ def _block_pivots(A, c, a, d, u, x, lower, upper, scale, rounds: int = BLOCK_ROU
         trial[free] += p
         below, above = free & (trial < 0.0), free & (trial > u)
         r = A @ trial + c + nu * a
-        wrong = (lower & (r < -EXACT_TOL * scale)) | (upper & (r > EXACT_TOL * scale))
-        if not (below.any() or above.any() or wrong.any()):
+        tol = EXACT_TOL * _gradient_scale(A, c, np.clip(trial, 0.0, u))
+        wrong = (lower & (r < -tol)) | (upper & (r > tol))
+        # a step from far away can lose the optimum's own digits (a gradient of 1e16 cancelled
+        # to reach one of 1): the free indices' conditions are checked, not assumed
+        unsolved = np.any(np.abs(r[free]) > tol)
+        if not (below.any() or above.any() or wrong.any() or unsolved):
             return np.clip(trial, 0.0, u), lower, upper, True
         if below.any() or above.any():  # keep x feasible: only the bounds move this round
             lower |= below
@@ -401,6 +415,12 @@ def _check_problem(A, c, a, d, u, x):
     x = check_array(x, "x", ndim=1)
     if x.size != n:
         raise ValueError(f"x: has {x.size} entries for a {n} x {n} matrix A")
+    if np.any(x < 0) or np.any(x > u):
+        raise ValueError("x: must lie in the box 0 <= x_i <= u")
+    if abs(a @ x - d) > SOLVE_TOL * max(abs(d), float(np.sum(x)), 1.0):
+        raise ValueError(
+            f"x: must meet a^T x = d (a feasible start), a^T x - d = {float(a @ x - d)!r}"
+        )
     return A, c, a, d, u, x
 
 
@@ -412,8 +432,8 @@ def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     or ten times the KKT violation of ``x``, whichever is larger); (iii) the minimum-norm
     solution of the optimality conditions on ``M`` (a bordered system), which is the answer when
     it lies in the box; (iv) otherwise the same point is found with the bounds: the quadratic
-    program over the face's directions (Clarabel), refined by (iii) with its active bounds
-    fixed. Finally identical indices of ``M`` get their group's mean, equal to the last bit.
+    program over the face's directions (an active-set method from ``x``, :func:`_box_qp`),
+    refined by (iii) with its active bounds fixed. Finally identical indices of ``M`` get their group's mean, equal to the last bit.
 
     Parameters
     ----------
@@ -421,7 +441,9 @@ def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     c, a : ndarray of shape (n,)
     d, u : float
     x : ndarray of shape (n,)
-        An approximate optimum.
+        An approximate optimum, feasible: in the box and meeting ``a^T x = d`` to
+        :data:`SOLVE_TOL` of its size (a ``ValueError`` naming ``x`` otherwise; a problem with no
+        feasible point has no such start, so it is refused too).
     tol : float
         Smallest relative tolerance of step (ii) when step (i) does not end.
 
@@ -437,7 +459,7 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     matrix they validated; every step reads ``A`` a few times, so a second check would cost as
     much as the step)."""
     x = np.clip(x, 0.0, u)
-    x, exact = _active_set_optimum(A, c, a, d, u, x, _gradient_scale(A, c, x))
+    x, exact = _active_set_optimum(A, c, a, d, u, x)
     scale = _gradient_scale(A, c, x)
     inside = (x > 0) & (x < u)
     r = A @ x + c + _equality_multiplier(A @ x + c, a, inside, x >= u) * a
@@ -489,7 +511,7 @@ def _min_norm_on_face(A, c, a, d, u, point, face, scale, exact):
         point = point.copy()
         point[face] = centre
         return point, False
-    values = _box_qp(centre, N, u)
+    values = _box_qp(point[face], N, u)
     at_zero = face[values <= SOLVE_TOL * np.max(values)]
     at_upper = face[values >= u * (1.0 - SOLVE_TOL)] if np.isfinite(u) else face[:0]
     pinned = _pinned(A, c, a, d, u, point, face, at_zero, at_upper, scale)
@@ -548,17 +570,75 @@ def _face_directions(A, c, a, face):
     return N @ vt[1:].T
 
 
-def _box_qp(centre, N, u) -> np.ndarray:
-    """``argmin ||centre + N t||`` over ``0 <= centre + N t <= u`` (Clarabel); ``centre`` is
-    orthogonal to the columns of ``N``, so the objective is ``||centre||^2 + ||t||^2``."""
-    t = cp.Variable(N.shape[1])
-    values = centre + N @ t
-    constraints = [values >= 0]
-    if np.isfinite(u):
-        constraints.append(values <= u)
-    problem = cp.Problem(cp.Minimize(cp.sum_squares(t)), constraints)
-    qp.solve(problem, "the minimum-norm optimum of the SVM's optimal face")
-    return np.clip(centre + N @ t.value, 0.0, u)
+def _box_qp(point, N, u) -> np.ndarray:
+    """``argmin ||z||`` over ``z = point + N s`` with ``0 <= z <= u``: the point of smallest norm
+    of the optimal face, whose directions are the orthonormal columns of ``N``.
+
+    A primal active-set method (Nocedal & Wright 2006, Algorithm 16.3) in ``s``, where the
+    objective is ``||s + N^T point||^2`` up to a constant (``N^T N = I``): from the feasible
+    ``s = 0`` (``point`` is an optimum, so in the box) each iteration steps towards the
+    unconstrained minimum within the bounds held so far, stops at the first bound it meets
+    (which is then held), and, once no step is left, releases the held bound whose multiplier
+    has the wrong sign. Each step keeps the box, so the method cannot report a feasible problem
+    infeasible, as an interior-point solver can on a face this thin (many bounds meeting at one
+    point). The bounds held stay linearly independent (a bound that blocks a step is not in
+    the span of those held), so the multipliers are unique. The box is widened by
+    :data:`SOLVE_TOL` of its size, so that the start is strictly inside it: at a start where
+    more bounds meet than there are directions (95 bounds in 28 directions on a data set with
+    conflicting copies) the method would otherwise cycle through steps of length zero. The
+    answer is within that slack of the minimum-norm point; :func:`_pinned` then makes it exact.
+
+    Raises
+    ------
+    SolveError
+        When the method has not ended after ``20 (n + k)`` iterations (cycling; not seen).
+    """
+    n, k = N.shape
+    # constraints G s >= h: N s >= -point - slack (lower bounds) and, for finite u,
+    # -N s >= point - u - slack; the slack makes s = 0 strictly feasible (module note below)
+    slack = SOLVE_TOL * max(float(np.max(point, initial=0.0)), u if np.isfinite(u) else 0.0)
+    G = np.vstack([N, -N]) if np.isfinite(u) else N
+    h = (np.r_[-point, point - u] if np.isfinite(u) else -point) - slack
+    target = -(N.T @ point)
+    s = np.zeros(k)
+    held: list[int] = []
+    tol = SOLVE_TOL * max(float(np.max(np.abs(point), initial=0.0)), np.finfo(float).tiny)
+    for _ in range(20 * (n + k)):
+        basis = _row_basis(G[held]) if held else np.zeros((0, k))
+        p = target - s
+        p -= basis.T @ (basis @ p)
+        if np.max(np.abs(p), initial=0.0) > tol:
+            rate = G @ p
+            with np.errstate(divide="ignore", invalid="ignore"):
+                room = np.where(rate < -tol * 1e-3, (h - G @ s) / rate, np.inf)
+            room[held] = np.inf
+            room = np.maximum(room, 0.0)
+            first = int(np.argmin(room))
+            if room[first] >= 1.0:
+                s = s + p
+                continue
+            s = s + room[first] * p
+            held.append(first)
+            continue
+        if not held:
+            break
+        # s - target = G_W^T lambda: the multipliers of the bounds held (>= 0 at an optimum)
+        lam, *_ = np.linalg.lstsq(G[held].T, s - target, rcond=None)
+        worst = int(np.argmin(lam))
+        if lam[worst] >= -tol:
+            break
+        held.pop(worst)
+    else:
+        raise qp.SolveError(
+            "active-set", "max_iter_reached", "the minimum-norm optimum of the SVM's optimal face"
+        )
+    return np.clip(point + N @ s, 0.0, u)
+
+
+def _row_basis(rows) -> np.ndarray:
+    """Orthonormal basis (as rows) of the span of ``rows``, which are linearly independent."""
+    q, _ = np.linalg.qr(rows.T)
+    return q.T
 
 
 def _equalise(A_face, a_face, values) -> np.ndarray:
