@@ -72,8 +72,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .optimal_face import EXACT_TOL, FACE_TOL, IDENTICAL_TOL, _equality_multiplier
-from .svm import SOLVERS, SVMSolution, canonical_solution, check_solution, fit_svm
+from .optimal_face import (
+    EXACT_TOL,
+    IDENTICAL_TOL,
+    SOLVE_TOL,
+    gradient_scale,
+    minimum_norm_on_face,
+)
+from .svm import SOLVERS, SVMSolution, bias_and_margin, check_solution, fit_svm
 from .validation import (
     check_array,
     check_choice,
@@ -170,7 +176,7 @@ class IncrementalSVM:
         n = self.K.shape[0]
         self.solution = check_solution(solution, n, name="solution")
         self.solver = check_choice(solver, "solver", SOLVERS)
-        self._prepare(np.sum(np.abs(self.K), axis=1), _identical_pairs(self.K))
+        self._prepare(_identical_pairs(self.K))
 
     @classmethod
     def of_solutions(cls, K, solutions, solver: str = "libsvm") -> list[IncrementalSVM]:
@@ -193,30 +199,29 @@ class IncrementalSVM:
             raise ValueError("solutions: expected at least one SVMSolution")
         solutions = [check_solution(s, K.shape[0], name="solutions") for s in solutions]
         solver = check_choice(solver, "solver", SOLVERS)
-        row_sums, pairs = np.sum(np.abs(K), axis=1), _identical_pairs(K)
+        pairs = _identical_pairs(K)
         machines = []
         for solution in solutions:
             machine = cls.__new__(cls)
             machine.K, machine.solution, machine.solver = K, solution, solver
-            machine._prepare(row_sums, pairs)
+            machine._prepare(pairs)
             machines.append(machine)
         return machines
 
-    def _prepare(self, row_sums, pairs):
-        """The state every addition starts from (module notes), from the row sums of ``|K|``
-        and the pairs of identical points (:func:`_identical_pairs`)."""
+    def _prepare(self, pairs):
+        """The state every addition starts from (module notes), from the pairs of identical
+        points (:func:`_identical_pairs`)."""
         solution, n = self.solution, self.K.shape[0]
         y, alpha = solution.y, solution.alpha
         self.decision = self.K @ solution.coef + solution.b
-        self.row_sums = row_sums
         # copies (same point, same label) exist: joins must look for them
         self.has_copies = bool(np.any(y[pairs[:, 0]] == y[pairs[:, 1]]))
         self.status = np.zeros(n, dtype=np.int8)  # 0: R, 1: S, 2: E
         self.status[solution.free] = 1
         self.status[solution.bounded] = 2
         margin = y * self.decision - 1.0
-        self.tol = FACE_TOL * _scale(alpha, self.row_sums)
         self.diagonal = np.diag(self.K).copy()
+        self.tol = EXACT_TOL * gradient_scale(self.diagonal, 1.0, alpha)
         self.unit = max(float(np.mean(self.diagonal)), np.finfo(float).tiny)
         self.copy_tol = IDENTICAL_TOL * max(float(np.max(self.diagonal)), np.finfo(float).tiny)
         self.free, self.groups = self._copy_groups(solution.free)
@@ -308,6 +313,11 @@ class Additions:
         ``k(x_i, x_c)`` for the training examples.
     diagonal : float
         ``k(x_c, x_c)``.
+
+    Attributes
+    ----------
+    diagonals : ndarray of shape (n + 1,)
+        The diagonal of the augmented Gram matrix.
     """
 
     def __init__(self, machines, column, diagonal):
@@ -321,6 +331,7 @@ class Additions:
         if self.column.size != machines[0].n:
             raise ValueError(f"column: expected {machines[0].n} kernel values")
         self.diagonal = _check_diagonal(diagonal)
+        self.diagonals = _append(machines[0].diagonal, self.diagonal)
         self._done: dict = {}
 
     def get(self, problem: int, label) -> Addition:
@@ -376,12 +387,6 @@ def _append(values, last) -> np.ndarray:
     out = np.empty(values.size + 1, dtype=np.result_type(values, last))
     out[:-1], out[-1] = values, last
     return out
-
-
-def _scale(alpha, row_sums) -> float:
-    """``max(1, max(alpha) max_i sum_j |K_ij|)``: a bound on every term of a margin, the unit of
-    the tolerances (as :func:`svmtrust.svm.fit_svm` measures KKT violations)."""
-    return max(1.0, float(np.max(alpha, initial=0.0)) * float(np.max(row_sums, initial=0.0)))
 
 
 def _meets_kkt(margin, status, tol) -> bool:
@@ -529,11 +534,12 @@ class _Addition:
         self.y, self.C = sol.y, sol.C
         self.fc = float(column @ sol.coef) + sol.b
         self.gc = label * self.fc - 1.0
-        self.row_sums = _append(
-            base.row_sums + np.abs(column), np.sum(np.abs(column)) + abs(diagonal)
-        )
         self.labels = _append(self.y, label)
-        self.tol = FACE_TOL * _scale(sol.alpha, self.row_sums)
+        self.diagonal = _append(base.diagonal, diagonal)
+        # rounding of a margin at the training optimum (alpha_c = 0): the skip and the path's
+        # end test g_c against it, and nothing larger (a tolerance that grows with C hid a
+        # KKT violation of 4e-4 at C = 1e4)
+        self.tol = EXACT_TOL * gradient_scale(self.diagonal, 1.0, _append(sol.alpha, 0.0))
 
     # -- the routes --------------------------------------------------------------------
 
@@ -546,31 +552,12 @@ class _Addition:
         return self._path()
 
     def _outside(self) -> Addition:
-        """``g_c > 0``: the training optimum with ``alpha_c = 0`` meets (K) and its face is the
-        training one, so it is the canonical optimum of the augmented set."""
+        """``g_c > 0``: the training optimum with ``alpha_c = 0`` meets (K), and ``c`` is off
+        the face; :meth:`_end` sets the bias (which ``c`` bounds when no multiplier is free)
+        and the margin set by the rule every route shares."""
         sol = self.base.solution
-        y = self.labels
-        alpha = _append(sol.alpha, 0.0)
-        decision = _append(self.base.decision, self.fc)
-        b = sol.b
-        if sol.free.size == 0:  # the bias is the midpoint of an interval c also bounds
-            b = _bias(y, alpha, decision - sol.b, sol.C)
-            decision += b - sol.b
-        solution = SVMSolution(
-            alpha=alpha,
-            b=b,
-            y=y,
-            C=sol.C,
-            objective=sol.objective,
-            status="optimal",
-            solver="incremental",
-            support=sol.support,
-            free=sol.free,
-            bounded=sol.bounded,
-            on_margin=sol.on_margin,
-            exact=True,
-        )
-        return Addition(solution, decision, "outside", 0)
+        values = _append(self.base.decision, self.fc) - sol.b
+        return self._end(_append(sol.alpha, 0.0), values, "outside", 0)
 
     def _retrain(self) -> Addition:
         """:func:`svmtrust.svm.fit_svm` on the augmented Gram matrix, as retraining does."""
@@ -675,65 +662,81 @@ class _Addition:
     # -- the end -----------------------------------------------------------------------
 
     def _finish(self, events, alpha, ac, b, status, c_status, decision, S) -> Addition:
-        """Polish, check (K), decide the face (module notes) and assemble the solution."""
-        n, y_c = self.base.n, self.yc
-        y = self.labels
+        """Polish the margin set's system, then :meth:`_end` (certificate and canonical step)."""
         status = _append(status, c_status).astype(np.int8)
         alpha = _append(alpha, ac)
         alpha[status == 0] = 0.0
         if np.isfinite(self.C):
             alpha[status == 2] = self.C
-        m = len(S)
-        heads, mult = S.index[:m], S.mult[:m]
         for head, members in S.groups.items():  # copies share their group's multiplier
             alpha[members] = alpha[head]
         polished = self._polish(alpha, b, status, S)
         if polished is None:
             return self._retrain()
-        # the training decision values follow the polish's (rounding-sized) change of the
-        # margin set's totals (on S's rows, or the new example's column) and of b
-        new_alpha, new_b = polished
-        change = (new_alpha - alpha) * y
-        decision = decision + (change[heads] * mult) @ S.rows[:m] + change[n] * self.k
-        decision += new_b - b
-        alpha, b = new_alpha, new_b
-        decision = _append(decision, self.k @ (alpha[:n] * self.y) + self.kcc * alpha[n] * y_c + b)
-        margin = y * decision - 1.0
-        tol = FACE_TOL * _scale(alpha, self.row_sums)
-        if not _meets_kkt(margin, status, tol):
+        alpha = polished[0]
+        support = np.flatnonzero(alpha > 0)
+        values = self._rows(support).T @ (alpha[support] * self.labels[support])
+        return self._end(alpha, values, "path", events)
+
+    def _end(self, alpha, values, route: str, events: int) -> Addition:
+        """Certify the optimum ``alpha`` and make it canonical, as :func:`svmtrust.svm.fit_svm`
+        does with a solver's answer: the same face rule, the same minimum-norm step
+        (:func:`svmtrust.optimal_face.minimum_norm_on_face`), the same bias and margin set
+        (:func:`svmtrust.svm.bias_and_margin`).
+
+        ``values`` are the decision values without bias, computed afresh from ``alpha``. The
+        certificate is the KKT conditions (K) at the canonical bias to
+        :data:`~svmtrust.optimal_face.EXACT_TOL` of the gradient's scale at ``alpha``: a
+        tolerance of rounding, which does not grow with ``C``; an optimum that fails it is
+        retrained. The route becomes ``"canonical"`` when the face moved the multipliers.
+        """
+        y, C = self.labels, self.C
+        scale = gradient_scale(self.diagonal, 1.0, alpha)
+        b, on_margin = bias_and_margin(y, alpha, C, values, scale)
+        margin = y * (values + b) - 1.0
+        tol = EXACT_TOL * scale
+        at_zero, at_bound = alpha == 0.0, alpha == C
+        free = ~(at_zero | at_bound)
+        if not (
+            np.all(margin[at_zero] >= -tol)
+            and np.all(np.abs(margin[free]) <= tol)
+            and np.all(margin[at_bound] <= tol)
+        ):
             return self._retrain()
-        free = np.flatnonzero(status == 1)
-        heads = S.index[:m][status[S.index[:m]] == 1]
-        if status[n] == 1:
-            heads = _append(heads, n)
-        if not self._single_point(heads, status, margin, y, tol):
-            return self._canonical(alpha, events)
-        near = np.flatnonzero(
-            (status != 1) & (np.abs(margin) <= EXACT_TOL * _scale(alpha, self.row_sums))
-        )
-        if near.size:  # the canonical optimum's own unit: max_i sum_j |Q_ij| alpha_j
-            support = np.flatnonzero(alpha > 0)
-            scale = max(1.0, float(np.max(np.abs(self._rows(support)).T @ alpha[support])))
-            near = near[np.abs(margin[near]) <= EXACT_TOL * scale]
-        b_kkt = _bias(y, alpha, decision - b, self.C)
-        decision += b_kkt - b
-        coef = alpha * y
+        if on_margin.size >= 2:
+            rows = self._rows(on_margin)
+            y_M, alpha_M = y[on_margin], alpha[on_margin]
+            A_MM = rows[:, on_margin] * np.outer(y_M, y_M)
+            offset = y_M * values[on_margin] - 1.0 - A_MM @ alpha_M
+            moved, exact = minimum_norm_on_face(
+                A_MM, offset, -np.ones(on_margin.size), y_M, alpha_M, C, scale
+            )
+            if not exact:
+                return self._retrain()
+            change = moved - alpha_M
+            # a re-solve of the face's system alone moves the multipliers by rounding: kept
+            if np.max(np.abs(change)) > SOLVE_TOL * max(float(np.max(alpha_M)), 1e-300):
+                alpha = alpha.copy()
+                alpha[on_margin] = moved
+                values = values + rows.T @ (change * y_M)
+                b, on_margin = bias_and_margin(y, alpha, C, values, scale)
+                route = "canonical"
         solution = SVMSolution(
             alpha=alpha,
-            b=b_kkt,
+            b=b,
             y=y,
-            C=self.C,
-            objective=float(np.sum(alpha) - 0.5 * coef @ (decision - b_kkt)),
+            C=C,
+            objective=float(np.sum(alpha) - 0.5 * (alpha * y) @ values),
             status="optimal",
             solver="incremental",
             support=np.flatnonzero(alpha > 0),
-            free=free,
-            bounded=np.flatnonzero(status == 2),
+            free=np.flatnonzero((alpha > 0) & (alpha < C)),
+            bounded=np.flatnonzero(alpha == C),
             n_iter=events,
-            on_margin=np.union1d(free, near),
+            on_margin=on_margin,
             exact=True,
         )
-        return Addition(solution, decision, "path", events)
+        return Addition(solution, values + b, route, events)
 
     def _polish(self, alpha, b, status, S):
         """Solve system (B) of the final margin set from scratch: ``(alpha, b)``, or ``None``
@@ -799,43 +802,6 @@ class _Addition:
         out[is_new, :n] = self.k
         out[is_new, n] = self.kcc
         return out
-
-    def _single_point(self, S, status, margin, y, tol) -> bool:
-        """Whether the optimal face is one point up to splits among copies: the bordered matrix
-        of ``M`` (the heads ``S`` of the margin set's groups of copies, and the examples at a
-        bound with ``g_i = 0``, to ``tol``) is non-singular, decided by the Schur complement of
-        ``B_S`` (module notes). Copies share their total equally, the split of smallest norm."""
-        extra = np.flatnonzero((status != 1) & (np.abs(margin) <= tol))
-        if extra.size == 0:
-            return True
-        floor = SCHUR_TOL * self.base.unit
-        K_X = self._rows(extra)
-        Q_XX = K_X[:, extra] * np.outer(y[extra], y[extra])
-        if S.size == 0:  # B_M is singular iff Q_XX is singular on {y_X^T d = 0}
-            return _definite_on(Q_XX, y[extra][None, :], floor)
-        V = np.vstack([y[extra][None, :], y[S][:, None] * y[extra][None, :] * K_X[:, S].T])
-        B = _bordered(self._rows(S)[:, S], y[S])
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-                schur = Q_XX - V.T @ scipy.linalg.solve(B, V, assume_a="sym")
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
-            return False
-        return bool(np.min(np.linalg.eigvalsh((schur + schur.T) / 2.0)) > floor)
-
-    def _canonical(self, alpha, events) -> Addition:
-        """The canonical step from the optimum reached (:func:`svmtrust.svm.canonical_solution`)."""
-        gram = self._gram()
-        sol = canonical_solution(gram, self.labels, self.C, alpha, check_input=False)
-        if not sol.exact:
-            return self._retrain()
-        return Addition(sol, gram @ sol.coef + sol.b, "canonical", events)
-
-
-def _bias(y, alpha, values, C) -> float:
-    """The bias of :func:`svmtrust.svm.kkt_bias` from the decision values without bias."""
-    free = (alpha > 0) & (alpha < C)
-    return _equality_multiplier(y * values - 1.0, y, free, alpha == C)
 
 
 def _definite_on(Q, border, floor) -> bool:

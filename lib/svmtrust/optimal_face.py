@@ -36,7 +36,14 @@ import scipy.sparse.csgraph
 from . import qp
 from .validation import check_array, check_C, check_kernel_matrix, check_positive
 
-__all__ = ["FaceOptimum", "canonical_optimum", "equality_multiplier", "identical_groups"]
+__all__ = [
+    "FaceOptimum",
+    "canonical_optimum",
+    "minimum_norm_on_face",
+    "gradient_scale",
+    "equality_multiplier",
+    "identical_groups",
+]
 
 #: Reduced gradients within this fraction of the gradient's scale (``max_i sum_j |A_ij x_j|``,
 #: before terms cancel) count as zero: the rounding of a gradient, a few thousand times the
@@ -288,12 +295,31 @@ def sparse_product(A, x) -> np.ndarray:
 
 
 def _gradient_scale(A, c, x) -> float:
-    """``max(sqrt(diag A) (sqrt(diag A)^T |x|), |c|)``: a bound on the size of the gradient's
-    terms ``|A| |x|`` before they cancel (``|A_ij| <= sqrt(A_ii A_jj)`` for a positive
-    semi-definite ``A``), the unit of every tolerance, in O(n) rather than a pass over ``A``."""
-    root = np.sqrt(np.maximum(np.diag(A), 0.0))
-    terms = float(np.max(root)) * float(root @ np.abs(x))
-    return max(terms, float(np.max(np.abs(c))), np.finfo(float).tiny)
+    """:func:`gradient_scale` of ``A``'s diagonal, ``max |c|`` and ``x``."""
+    return gradient_scale(np.diag(A), float(np.max(np.abs(c), initial=0.0)), x)
+
+
+def gradient_scale(diagonal, c_max: float, x) -> float:
+    """``max(sqrt(max diag A) (sqrt(diag A)^T |x|), max |c|)``: a bound on the size of the
+    gradient's terms ``|A| |x|`` before they cancel (``|A_ij| <= sqrt(A_ii A_jj)`` for a
+    positive semi-definite ``A``), the unit of every tolerance, in O(n) rather than a pass over
+    ``A``. Taken at the point being judged, never at a start far from it.
+
+    Parameters
+    ----------
+    diagonal : ndarray of shape (n,)
+        ``diag(A)`` (for the SVM, ``diag(K)``).
+    c_max : float
+        ``max_i |c_i|`` (1 for the SVM).
+    x : ndarray of shape (n,)
+
+    Returns
+    -------
+    float
+    """
+    root = np.sqrt(np.maximum(diagonal, 0.0))
+    terms = float(np.max(root, initial=0.0)) * float(root @ np.abs(x))
+    return max(terms, c_max, np.finfo(float).tiny)
 
 
 def _step(A, a, gradient, residual, free, upper):
@@ -461,8 +487,9 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     x = np.clip(x, 0.0, u)
     x, exact = _active_set_optimum(A, c, a, d, u, x)
     scale = _gradient_scale(A, c, x)
+    gradient = A @ x + c
     inside = (x > 0) & (x < u)
-    r = A @ x + c + _equality_multiplier(A @ x + c, a, inside, x >= u) * a
+    r = gradient + _equality_multiplier(gradient, a, inside, x >= u) * a
     if exact:
         tol = EXACT_TOL
     else:
@@ -475,8 +502,13 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     base = np.where(~on_face & (r < 0), u, 0.0)
     base[face] = x[face]
     if face.size >= 2:
-        moved, moved_exact = _min_norm_on_face(A, c, a, d, u, base, face, scale, exact)
-        moved[face] = _equalise(A[np.ix_(face, face)], a[face], moved[face])
+        A_MM = A[np.ix_(face, face)]
+        offset = A[face] @ base + c[face] - A_MM @ base[face]
+        values, moved_exact = minimum_norm_on_face(
+            A_MM, offset, c[face], a[face], base[face], u, scale, exact
+        )
+        moved = base.copy()
+        moved[face] = values
         if _same_optimum(A, c, base, moved, scale):
             base, exact = moved, moved_exact
         else:  # the face was wider than the rounding allows: keep the optimum found
@@ -496,47 +528,66 @@ def _same_optimum(A, c, x, z, scale) -> bool:
     )
 
 
-def _min_norm_on_face(A, c, a, d, u, point, face, scale, exact):
-    """Steps (iii)-(iv) of :func:`canonical_optimum`: the point of smallest ``||x_M||`` among
-    the optima, and whether it is exact."""
+def minimum_norm_on_face(A_MM, offset, c_M, a_M, x_M, u, scale, exact=True):
+    """Steps (iii)-(iv) of :func:`canonical_optimum` on the face ``M`` alone: the values of
+    smallest norm that the optimum's face allows, and whether they are exact.
+
+    Everything the step needs lives on the face: moving ``x_M`` by ``v`` with ``A_MM v = 0``
+    leaves ``A x`` unchanged everywhere (``v^T A_MM v = 0`` and ``A`` positive semi-definite
+    give ``A_{:M} v = 0``), so the conditions off the face stay as they are. Both ways the
+    library reaches an SVM's optimum (a solver's answer made exact, and the path of
+    :mod:`svmtrust.incremental_svm`) end here, with the face decided by the same rule.
+
+    Parameters
+    ----------
+    A_MM : ndarray of shape (m, m)
+        The face's block of ``A``.
+    offset : ndarray of shape (m,)
+        ``c_M + A_{M, rest} x_rest``: the gradient on the face less ``A_MM x_M``.
+    c_M, a_M, x_M : ndarray of shape (m,)
+        The face's entries of ``c``, ``a`` and of the optimum.
+    u : float
+    scale : float
+        The gradient's scale (:func:`_gradient_scale`), the unit of :data:`EXACT_TOL`.
+    exact : bool
+        Whether ``x`` is an exact optimum (then the face's own system is tried first).
+
+    Returns
+    -------
+    values : ndarray of shape (m,)
+    exact : bool
+    """
+    none = np.zeros(x_M.size, dtype=bool)
     if exact:
-        pinned = _pinned(A, c, a, d, u, point, face, face[:0], face[:0], scale)
+        pinned = _pinned(A_MM, offset, a_M, x_M, u, none, none, scale)
         if pinned is not None:
-            return pinned, True
-    N = _face_directions(A, c, a, face)
+            return _equalise(A_MM, a_M, pinned), True
+    N = _face_directions(A_MM, c_M, a_M)
     if N.shape[1] == 0:
-        return point, exact
-    centre = point[face] - N @ (N.T @ point[face])
-    if np.all(centre >= 0.0) and np.all(centre <= u):
-        point = point.copy()
-        point[face] = centre
-        return point, False
-    values = _box_qp(point[face], N, u)
-    at_zero = face[values <= SOLVE_TOL * np.max(values)]
-    at_upper = face[values >= u * (1.0 - SOLVE_TOL)] if np.isfinite(u) else face[:0]
-    pinned = _pinned(A, c, a, d, u, point, face, at_zero, at_upper, scale)
-    if pinned is not None and np.sum(pinned[face] ** 2) <= np.sum(values**2) * (1.0 + 1e-9):
-        return pinned, True
-    point = point.copy()
-    point[face] = values
-    return point, False
+        return x_M, exact
+    values = _box_qp(x_M, N, u)
+    at_zero = values <= SOLVE_TOL * np.max(values)
+    at_upper = values >= u * (1.0 - SOLVE_TOL) if np.isfinite(u) else none
+    pinned = _pinned(A_MM, offset, a_M, x_M, u, at_zero, at_upper, scale)
+    if pinned is not None and np.sum(pinned**2) <= np.sum(values**2) * (1.0 + 1e-9):
+        return _equalise(A_MM, a_M, pinned), True
+    return _equalise(A_MM, a_M, values), False
 
 
-def _pinned(A, c, a, d, u, point, face, at_zero, at_upper, scale):
-    """The minimum-norm solution of the optimality conditions on ``face`` with ``at_zero`` and
-    ``at_upper`` pinned to their bounds; ``None`` unless it lies in the box and meets every KKT
-    condition."""
-    point = point.copy()
+def _pinned(A_MM, offset, a_M, x_M, u, at_zero, at_upper, scale):
+    """The minimum-norm solution of the optimality conditions on the face with ``at_zero`` and
+    ``at_upper`` (masks) pinned to their bounds and ``a_M^T x_M`` kept; ``None`` unless it lies
+    in the box and meets the face's conditions to :data:`EXACT_TOL`."""
+    point = x_M.copy()
     point[at_zero], point[at_upper] = 0.0, u
-    free = np.setdiff1d(face, np.r_[at_zero, at_upper])
-    if free.size == 0:
+    free = ~(at_zero | at_upper)
+    if not np.any(free):
         return None
-    rest = np.setdiff1d(np.arange(point.size), free)
     solved = _bordered_solve(
-        A[np.ix_(free, free)],
-        a[free],
-        -c[free] - A[np.ix_(free, rest)] @ point[rest],
-        d - a[rest] @ point[rest],
+        A_MM[np.ix_(free, free)],
+        a_M[free],
+        -offset[free] - A_MM[np.ix_(free, ~free)] @ point[~free],
+        a_M @ x_M - a_M[~free] @ point[~free],
     )
     if solved is None:
         return None
@@ -545,26 +596,18 @@ def _pinned(A, c, a, d, u, point, face, at_zero, at_upper, scale):
     if np.any(values < -slack) or np.any(values > u + slack):
         return None
     point[free] = np.clip(values, 0.0, u)
-    r = A @ point + c + nu * a
-    off = np.ones(point.size, dtype=bool)
-    off[face] = False
-    tol = EXACT_TOL * scale
-    fine = (
-        np.all(np.abs(r[face]) <= tol)
-        and np.all(r[off & (point == 0.0)] >= -tol)
-        and np.all(r[off & (point == u)] <= tol)
-    )
-    return point if fine else None
+    r = A_MM @ point + offset + nu * a_M
+    return point if np.all(np.abs(r) <= EXACT_TOL * scale) else None
 
 
-def _face_directions(A, c, a, face):
+def _face_directions(A_MM, c_M, a_M):
     """Orthonormal directions along which the optimal face extends: ``N`` with ``A_MM N = 0``,
     ``a_M^T N = 0`` and ``c_M^T N = 0`` (the last keeps the objective)."""
-    N = _null_directions(A[np.ix_(face, face)], a[face])
+    N = _null_directions(A_MM, a_M)
     if N.shape[1] == 0:
         return N
-    coupling = c[face] @ N
-    if np.max(np.abs(coupling)) <= 1e-12 * max(float(np.max(np.abs(c[face]))), 1e-300):
+    coupling = c_M @ N
+    if np.max(np.abs(coupling)) <= 1e-12 * max(float(np.max(np.abs(c_M))), 1e-300):
         return N
     _, _, vt = np.linalg.svd(coupling[None, :])
     return N @ vt[1:].T

@@ -26,7 +26,15 @@ from sklearn.svm import SVC
 
 from . import qp
 from .conformal import merge_ties
-from .optimal_face import _equality_multiplier, _identical_groups, face_optimum, sparse_product
+from .optimal_face import (
+    EXACT_TOL,
+    FACE_TOL,
+    _equality_multiplier,
+    _identical_groups,
+    face_optimum,
+    gradient_scale,
+    sparse_product,
+)
 from .qp import SolveError, kernel_factor
 from .validation import (
     check_array,
@@ -47,6 +55,7 @@ __all__ = [
     "categorise",
     "merge_multiplier_ties",
     "canonical_solution",
+    "bias_and_margin",
     "duplicate_groups",
     "check_solution",
     "SOLVERS",
@@ -369,7 +378,7 @@ def _hard_margin_within(K, y, C, sol: SVMSolution) -> SVMSolution:
         return sol
     fallback = "large_box" if sol.solver == "libsvm" or sol.fallback else ""
     hard = replace(hard, C=C, fallback=fallback, n_iter=sol.n_iter)
-    return _with_alpha(K, hard, hard.alpha, hard.on_margin, True)
+    return _with_alpha(K, hard, hard.alpha, True)
 
 
 def _canonical(K, sol: SVMSolution) -> SVMSolution:
@@ -382,25 +391,63 @@ def _canonical(K, sol: SVMSolution) -> SVMSolution:
     A = K * sol.y[:, None]
     A *= sol.y[None, :]
     face = face_optimum(A, -np.ones(sol.y.size), sol.y, 0.0, sol.C, sol.alpha)
-    return _with_alpha(K, sol, face.x, face.on_face, face.exact)
+    return _with_alpha(K, sol, face.x, face.exact)
 
 
-def _with_alpha(K, sol: SVMSolution, alpha, on_margin, exact) -> SVMSolution:
-    """``sol`` with the multipliers ``alpha`` (already exactly 0 or C at the bounds)."""
+def _with_alpha(K, sol: SVMSolution, alpha, exact) -> SVMSolution:
+    """``sol`` with the multipliers ``alpha`` (already exactly 0 or C at the bounds), its bias
+    and margin set from :func:`bias_and_margin`."""
     support = np.flatnonzero(alpha > 0)
     bounded = np.flatnonzero(alpha == sol.C)
-    free = np.setdiff1d(support, bounded)
+    values = sparse_product(K, alpha * sol.y)
+    scale = gradient_scale(np.diag(K), 1.0, alpha)
+    b, on_margin = bias_and_margin(sol.y, alpha, sol.C, values, scale, exact)
     return replace(
         sol,
         alpha=alpha,
-        b=_bias(K, sol.y, alpha, free, bounded),
-        objective=_objective(K, sol.y, alpha),
+        b=b,
+        objective=float(np.sum(alpha) - 0.5 * (alpha * sol.y) @ values),
         support=support,
-        free=free,
+        free=np.setdiff1d(support, bounded),
         bounded=bounded,
-        on_margin=np.asarray(on_margin, dtype=int),
+        on_margin=on_margin,
         exact=bool(exact),
     )
+
+
+def bias_and_margin(y, alpha, C, values, scale, exact=True):
+    """The canonical bias and the examples on the margin of an optimum ``alpha``.
+
+    The one rule both ways to an SVM's optimum end in (a solver's answer made canonical here,
+    the path of :mod:`svmtrust.incremental_svm`): the bias of :func:`kkt_bias` (the mean over
+    the free support vectors, or without them the midpoint of the interval the KKT conditions
+    leave), and the margin set ``{i : y_i f(x_i) = 1}``: the free support vectors and every
+    example whose margin ``y_i f(x_i) - 1`` is zero to :data:`svmtrust.optimal_face.EXACT_TOL`
+    of ``scale`` (:data:`svmtrust.optimal_face.FACE_TOL` for an inexact optimum), both taken at
+    the final bias.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+    alpha : ndarray of shape (n,)
+        Multipliers, exactly 0 or C at the bounds.
+    C : float
+    values : ndarray of shape (n,)
+        ``sum_j alpha_j y_j K_ij``: the decision values without the bias.
+    scale : float
+        :func:`svmtrust.optimal_face.gradient_scale` at ``alpha``.
+    exact : bool
+
+    Returns
+    -------
+    b : float
+    on_margin : ndarray of int
+    """
+    free = (alpha > 0) & (alpha < C)
+    b = _equality_multiplier(y * values - 1.0, y, free, alpha == C)
+    tol = (EXACT_TOL if exact else FACE_TOL) * scale
+    on_margin = np.flatnonzero(free | (np.abs(y * (values + b) - 1.0) <= tol))
+    return b, on_margin
 
 
 def _small_box(K, y, C, solver) -> SVMSolution:
@@ -419,7 +466,7 @@ def _small_box(K, y, C, solver) -> SVMSolution:
     """
     alpha = np.full(y.size, C)
     large = y == (1.0 if np.sum(y > 0) > np.sum(y < 0) else -1.0)
-    on_margin, exact = np.zeros(0, dtype=int), True
+    exact = True
     if np.sum(large) != np.sum(~large):
         L, S = np.flatnonzero(large), np.flatnonzero(~large)
         scale = _kernel_scale(K)
@@ -427,7 +474,7 @@ def _small_box(K, y, C, solver) -> SVMSolution:
         c = -np.sum(K[np.ix_(L, S)], axis=1) / scale
         face = face_optimum(A, c, np.ones(L.size), float(S.size), 1.0, _split_qp(A, c, S.size))
         alpha[L] = np.where(face.x == 1.0, C, C * face.x)
-        on_margin, exact = L[face.on_face], face.exact
+        exact = face.exact
     sol = SVMSolution(
         alpha=alpha,
         b=0.0,
@@ -441,7 +488,7 @@ def _small_box(K, y, C, solver) -> SVMSolution:
         bounded=np.arange(y.size),
         fallback="small_box" if solver == "libsvm" else "",
     )
-    return _with_alpha(K, sol, alpha, on_margin, exact)
+    return _with_alpha(K, sol, alpha, exact)
 
 
 def _split_qp(A, c, total) -> np.ndarray:

@@ -28,6 +28,14 @@ bounded ones to at most 1, as the KKT conditions state. The SVM is the canonical
 :func:`svmtrust.svm.fit_svm`, a function of the bag, so the p-values stay valid and do not
 depend on the solver or on the order of the examples; identical examples get identical margins,
 and ties at the margin count as equally strange.
+
+**No free support vector, and w = 0.** Without a free support vector the KKT conditions leave
+the bias an interval; the canonical solution takes its midpoint, for the training set plus the
+test example whichever route computed it (:func:`svmtrust.svm.bias_and_margin`), and the margin
+set is read at that bias. An SVM whose canonical ``w`` is 0 has no hyperplane: (D) is undefined
+(``||w||^2`` is rounding of either sign), and every example that SVM scores gets strangeness 0.
+Ties are merged within each SVM's distances (:data:`TIE_TOL` of its own largest), before the
+examples of each class take the distance of their own class's SVM.
 """
 
 from __future__ import annotations
@@ -46,7 +54,15 @@ from .one_vs_rest import (
     problem_signs,
     problems,
 )
-from .svm import OUTSIDE_MARGIN_TOL, SOLVERS, SVMSolution, check_solution, fit_svm
+from .optimal_face import EXACT_TOL, gradient_scale
+from .svm import (
+    OUTSIDE_MARGIN_TOL,
+    SOLVERS,
+    SVMSolution,
+    bias_and_margin,
+    check_solution,
+    fit_svm,
+)
 from .validation import (
     check_array,
     check_augmented_gram,
@@ -107,10 +123,36 @@ def _kkt_clipped(solution: SVMSolution, margins) -> np.ndarray:
     return margins
 
 
-def _signed_distances(solution: SVMSolution, margins) -> np.ndarray:
-    """``y_i f(x_i) / ||w||`` from the margins (``f / max(||w||, tiny)`` when ``w = 0``)."""
-    norm = np.sqrt(max(solution.w_norm_squared, 0.0))
-    return solution.y * margins / max(norm, np.finfo(float).tiny)
+def _merged(strangeness, codes, n_classes: int) -> np.ndarray:
+    """Ties merged (:func:`svmtrust.conformal.merge_ties`, :data:`TIE_TOL`) among the values
+    one SVM gave: the whole bag with two classes (one SVM), each class's examples with more (the
+    SVM of their class), so that another SVM's scale never decides a tie."""
+    if n_classes == 2:
+        return conformal.merge_ties(strangeness, TIE_TOL)
+    merged = strangeness.copy()
+    for c in range(n_classes):
+        own = codes == c
+        if np.any(own):
+            merged[own] = conformal.merge_ties(strangeness[own], TIE_TOL)
+    return merged
+
+
+def _signed_distances(solution: SVMSolution, margins, diagonal) -> np.ndarray:
+    """``y_i f(x_i) / ||w||`` from the margins; all 0 when ``w = 0``.
+
+    ``||w||^2`` of an SVM whose canonical ``w`` is 0 is rounding of either sign (about 1e-13),
+    and dividing by it would send the distances to +-1e6 or +-1e307 with the order of the
+    examples; such an SVM has no hyperplane, and every example it scores gets distance 0 (the
+    convention of the module notes). ``w = 0`` is decided against the rounding of ``||w||^2 =
+    sum_i alpha_i y_i (f(x_i) - b)``: :data:`svmtrust.optimal_face.EXACT_TOL` times
+    ``sum(alpha)`` times the size of the terms of ``f`` (from ``diagonal``, the Gram matrix's
+    diagonal; :func:`svmtrust.optimal_face.gradient_scale`).
+    """
+    alpha = solution.alpha
+    w2 = solution.w_norm_squared
+    if w2 <= EXACT_TOL * float(np.sum(alpha)) * gradient_scale(diagonal, 0.0, alpha):
+        return np.zeros(alpha.size)
+    return solution.y * margins / np.sqrt(w2)
 
 
 # --------------------------------------------------------------------------- the machine
@@ -256,14 +298,21 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
     def _augmented(self, base, gram, signs) -> tuple[SVMSolution, int]:
         """The SVM of the augmented bag and the number of solves it took (0 or 1).
 
-        The training SVM is kept when the test example lies outside its margin by
-        :data:`svmtrust.svm.OUTSIDE_MARGIN_TOL`: it is then optimal for the augmented
-        bag with a zero multiplier for the test example. Otherwise the bag is solved afresh.
+        The training SVM's multipliers are kept when the test example lies outside its margin
+        by :data:`svmtrust.svm.OUTSIDE_MARGIN_TOL`: they are then the canonical optimum of the
+        augmented bag with a zero multiplier for the test example; the bias and the margin set
+        are those of the augmented bag (:func:`svmtrust.svm.bias_and_margin`: without a free
+        support vector the test example bounds the bias too). Otherwise the bag is solved
+        afresh.
         """
         n = base.alpha.size
-        if signs[n] * base.decision_function(gram[n:, :n])[0] >= 1.0 + OUTSIDE_MARGIN_TOL:
-            return replace(base, alpha=np.r_[base.alpha, 0.0], y=signs), 0
-        return fit_svm(gram, signs, self.C, self.solver, check_input=False), 1
+        values = gram[:, :n] @ base.coef
+        if signs[n] * (values[n] + base.b) < 1.0 + OUTSIDE_MARGIN_TOL:
+            return fit_svm(gram, signs, self.C, self.solver, check_input=False), 1
+        alpha = np.r_[base.alpha, 0.0]
+        scale = gradient_scale(np.diag(gram), 1.0, alpha)
+        b, on_margin = bias_and_margin(signs, alpha, base.C, values, scale, base.exact)
+        return replace(base, alpha=alpha, y=signs, b=b, on_margin=on_margin), 0
 
     def bag_strangeness(self, gram, codes) -> np.ndarray:
         """Strangeness (D) of every example of one labelled bag (training examples first).
@@ -293,7 +342,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         for c, base in zip(problems(n_classes), self.base_):
             sol, solved = self._augmented(base, gram, problem_signs(codes, c, n_classes))
             solves += solved
-            columns.append(_signed_distances(sol, kkt_margins(sol, gram)))
+            columns.append(_signed_distances(sol, kkt_margins(sol, gram), np.diag(gram)))
         return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
 
     def _added_strangeness(self, additions: Additions, code: int) -> tuple[np.ndarray, int]:
@@ -307,7 +356,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             added = additions.get(problem, problem_signs(codes[-1:], c, n_classes)[0])
             sol = added.solution
             solves += added.route != "outside"
-            columns.append(_signed_distances(sol, _kkt_clipped(sol, sol.y * added.decision)))
+            margins = _kkt_clipped(sol, sol.y * added.decision)
+            columns.append(_signed_distances(sol, margins, additions.diagonals))
         return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
 
     def solve(self, X) -> tuple[np.ndarray, int]:
@@ -355,7 +405,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
                     a, solved = self._added_strangeness(additions, c)
                 else:
                     a, solved = self.bag_strangeness(gram, np.r_[self.codes_, c])
-                a = conformal.merge_ties(a, TIE_TOL)
+                a = _merged(a, np.r_[self.codes_, c], self.classes_.size)
                 solves += solved
                 old = a[:n][self.codes_ == c] if self.mondrian else a[:n]
                 P[i, c] = conformal.p_values(old, a[n], tau=tau[i])
