@@ -459,7 +459,9 @@ class ConformalClassifierMixin(SmoothingMixin):
     A class that mixes this in defines ``predict_p(X) -> (m, n_classes)`` (p-values, columns in
     ``classes_`` order) and a fitted ``classes_``; the mixin derives the rest from the p-values,
     through :func:`confidence_credibility` and :func:`predict_set`. Every method raises
-    :class:`sklearn.exceptions.NotFittedError` on an estimator that is not fitted.
+    :class:`sklearn.exceptions.NotFittedError` on an estimator that is not fitted. Smoothed
+    p-values draw through :class:`SmoothingMixin`: each call of ``predict_p`` or of a method
+    built on it (``predict``, ``predict_set``, ``predict_confidence``) takes the next draws.
     """
 
     def _fitted_p_values(self, X) -> np.ndarray:
