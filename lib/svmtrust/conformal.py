@@ -26,9 +26,15 @@ uniform draw ``tau`` in [0, 1] per new example,
 
     p = (#{i : a_i > a_new} + tau (#{i : a_i = a_new} + 1)) / (n + 1),
 
-which is *exactly* valid, ``P{p <= eps} = eps`` under exchangeability, whatever the ties
-(:func:`p_values` with ``tau``; :func:`smoothing_draws` gives the draws every estimator uses).
-Hardoon's convention smooths as ``(#{a_i > a_new} + tau #{a_i = a_new}) / n``.
+which is *exactly* valid, ``P{p <= eps} = eps`` under exchangeability, whatever the ties, as
+long as every test object has its own ``tau``, uniform and independent of the data and of the
+other objects' draws (:func:`p_values` with ``tau``). Every estimator draws them the same way,
+through :class:`SmoothingMixin`: a generator the estimator owns, seeded by its
+``smoothing_seed`` and advanced by every smoothed call, so that an object predicted alone gets
+a fresh draw too. Hardoon's convention has no share of the new example to smooth: with
+``include_new=False`` and ``tau`` the p-value is theirs with its ties broken at random,
+``(#{a_i > a_new} + tau #{a_i = a_new}) / n``, which is not a smoothed conformal p-value and
+not valid (it can be 0, and ``P{p <= eps}`` exceeds ``eps``).
 """
 
 from __future__ import annotations
@@ -55,7 +61,8 @@ __all__ = [
     "rank_counts",
     "counts_p_values",
     "smoothing_draws",
-    "smoothing_tau",
+    "check_smoothing",
+    "SmoothingMixin",
     "merge_ties",
     "predict_set",
     "confidence_credibility",
@@ -83,10 +90,13 @@ def p_values(scores, new_scores, include_new=True, tau=None) -> np.ndarray:
     tau : float or array_like of shape (m,) in [0, 1], optional
         ``None`` (the default): the p-value above, ties counted as stranger. A number (or one
         per new score): the smoothed p-value of Vovk, Gammerman & Shafer (2005, Sec. 2.4),
-        ``(#{scores_i > new} + tau (#{scores_i == new} + 1)) / (n + 1)``, or with
-        ``include_new=False`` ``(#{scores_i > new} + tau #{scores_i == new}) / n``. With
-        ``tau`` uniform on [0, 1] and independent of the scores, ``P{p <= eps} = eps`` exactly
-        under exchangeability; ``tau = 1`` gives the p-value without smoothing.
+        ``(#{scores_i > new} + tau (#{scores_i == new} + 1)) / (n + 1)``; with ``tau``
+        uniform on [0, 1] and independent of the scores (and of the other new scores' draws),
+        ``P{p <= eps} = eps`` exactly under exchangeability. With ``include_new=False``,
+        ``(#{scores_i > new} + tau #{scores_i == new}) / n``: Hardoon's p-value with its ties
+        broken at random, not a smoothed conformal p-value and not valid (with distinct
+        scores ``P{p <= eps} = (floor(eps n) + 1) / (n + 1)``, above ``eps``; ties make it
+        worse). ``tau = 1`` gives the p-value without smoothing.
 
     Returns
     -------
@@ -223,12 +233,14 @@ def _check_tau(tau, m: int):
 
 
 def smoothing_draws(seed, m) -> np.ndarray:
-    """The ``tau`` of a smoothed conformal predictor: one uniform draw per test object.
+    """The ``tau`` of an estimator's first smoothed call: ``default_rng(seed).random(m)``.
 
     Vovk, Gammerman & Shafer's smoothed conformal predictor (2005, Sec. 2.4) draws one ``tau``
-    per test object and uses it for every candidate label. Every estimator of the library
-    draws the same way, ``numpy.random.default_rng(seed).random(m)``, so ``predict_p`` gives
-    the same p-values on every call with the same seed and the same test objects.
+    per test object and uses it for every candidate label. An estimator's first smoothed call
+    after its ``smoothing_seed`` is set draws these (:class:`SmoothingMixin`); its later calls
+    continue the same stream. Calling this function again for every prediction does *not* give
+    smoothed p-values: an object predicted alone would get the same ``tau`` at every call, and
+    validity is lost.
 
     Parameters
     ----------
@@ -245,25 +257,66 @@ def smoothing_draws(seed, m) -> np.ndarray:
     return np.random.default_rng(check_seed(seed)).random(check_integer(m, "m", low=0))
 
 
-def smoothing_tau(smoothing, smoothing_seed, m):
-    """An estimator's ``tau`` for :func:`p_values`: ``None`` without smoothing, else
-    :func:`smoothing_draws` of ``smoothing_seed``.
+def check_smoothing(smoothing, smoothing_seed) -> bool:
+    """Check an estimator's ``smoothing`` (a bool) and ``smoothing_seed`` (a seed); return
+    ``smoothing``.
 
-    Parameters
-    ----------
-    smoothing : bool
-    smoothing_seed : int
-    m : int
-        Number of test objects.
-
-    Returns
-    -------
-    ndarray of shape (m,) or None
+    Raises
+    ------
+    ValueError
+        Naming the parameter that is refused.
     """
     check_seed(smoothing_seed, "smoothing_seed")
-    if check_bool(smoothing, "smoothing"):
-        return smoothing_draws(smoothing_seed, m)
-    return None
+    return check_bool(smoothing, "smoothing")
+
+
+class SmoothingMixin:
+    """The smoothing draws of an estimator with the parameters ``smoothing`` and
+    ``smoothing_seed``: one generator the estimator owns and advances, as online-cp does.
+
+    Every smoothed call (:meth:`_smoothing_tau`, from ``predict_p`` and the methods built on
+    it) draws the next ``m`` uniforms of the generator, one per test object. The generator is
+    made from ``smoothing_seed`` at the first smoothed call after the seed was set (by the
+    constructor, :func:`sklearn.base.clone` or :meth:`set_params`, even to the same value, or by
+    assigning another value to the attribute). So:
+
+    * valid: every test object gets its own ``tau``, uniform and independent of the others',
+      whatever the calling pattern (one object per call, batches, a leave-one-out loop that
+      refits the same estimator), so ``P{p <= eps} = eps`` for every test object, exactly for
+      a conformal machine on exchangeable data;
+    * reproducible: the same sequence of smoothed calls after the seed was set gives the same
+      p-values, and the first one draws :func:`smoothing_draws` ``(smoothing_seed, m)``. One
+      call's p-values depend on the smoothed calls before it; the draws are consecutive, so a
+      batch gets the p-values its objects would get predicted one per call in the same order.
+
+    ``fit`` does not restart the draws (a loop that refits one estimator keeps drawing fresh
+    ones); a clone, or a new estimator with the same seed, starts again from the seed. Calls
+    without smoothing draw nothing. The generator's state is pickled with the estimator.
+    """
+
+    def set_params(self, **params):
+        """Set the estimator's parameters (scikit-learn's ``set_params``); setting
+        ``smoothing_seed``, even to its current value, restarts the smoothing draws."""
+        super().set_params(**params)
+        if "smoothing_seed" in params:
+            self.__dict__.pop("_smoothing_state", None)
+        return self
+
+    def _smoothing_tau(self, m: int):
+        """``None`` without ``smoothing``; else the next ``m`` draws of the estimator's
+        generator (made from ``smoothing_seed`` if the seed changed since it was made).
+
+        Checks both parameters first (``ValueError`` naming the one refused).
+        """
+        if not check_smoothing(self.smoothing, self.smoothing_seed):
+            return None
+        m = check_integer(m, "m", low=0)
+        seed = int(self.smoothing_seed)
+        state = getattr(self, "_smoothing_state", None)
+        if state is None or state[0] != seed:
+            state = (seed, np.random.default_rng(seed))
+            self._smoothing_state = state
+        return state[1].random(m)
 
 
 def merge_ties(scores, tol: float) -> np.ndarray:
@@ -400,13 +453,15 @@ def error_rate(P, true_index, significance, strict=True) -> float:
     return float(np.mean(~regions[np.arange(idx.size), idx]))
 
 
-class ConformalClassifierMixin:
+class ConformalClassifierMixin(SmoothingMixin):
     """Forced predictions and regions for a classifier that computes conformal p-values.
 
     A class that mixes this in defines ``predict_p(X) -> (m, n_classes)`` (p-values, columns in
     ``classes_`` order) and a fitted ``classes_``; the mixin derives the rest from the p-values,
     through :func:`confidence_credibility` and :func:`predict_set`. Every method raises
-    :class:`sklearn.exceptions.NotFittedError` on an estimator that is not fitted.
+    :class:`sklearn.exceptions.NotFittedError` on an estimator that is not fitted. Smoothed
+    p-values draw through :class:`SmoothingMixin`: each call of ``predict_p`` or of a method
+    built on it (``predict``, ``predict_set``, ``predict_confidence``) takes the next draws.
     """
 
     def _fitted_p_values(self, X) -> np.ndarray:
@@ -492,7 +547,7 @@ class SplitConformalMixin(ConformalClassifierMixin):
             scores,
             self.calibration_codes_ if self.mondrian else None,
             include_new=self._include_new(),
-            tau=smoothing_tau(self.smoothing, self.smoothing_seed, scores.shape[0]),
+            tau=self._smoothing_tau(scores.shape[0]),
             labels=self.classes_,
         )
 

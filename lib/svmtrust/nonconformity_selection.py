@@ -260,8 +260,16 @@ def nonconformity_p_values(validation_margins, test_values, tau=None) -> np.ndar
 
     ``p_k(x, y) = #{j : y_j f_k(x_j) <= y f_k(x)} / n`` (Hardoon et al. 2009, Sec. 3), computed
     by :func:`svmtrust.conformal.p_values` with ``include_new=False`` on the strangeness
-    ``-y f(x)``; with ``tau``, smoothed:
+    ``-y f(x)``; with ``tau``, its ties broken at random:
     ``(#{j : y_j f_k(x_j) < y f_k(x)} + tau #{j : y_j f_k(x_j) = y f_k(x)}) / n``.
+
+    That is not a smoothed conformal p-value. Eq. (2) leaves the test point out of its own bag,
+    so there is no share of it to smooth, and no randomisation of eq. (2) that stays below it can
+    be exactly valid: eq. (2) is 0 with probability at least ``1 / (n + 1)``. With continuous
+    margins ``P{p <= eps} = (floor(eps n) + 1) / (n + 1)`` for one model (0.0588 at
+    ``eps = 0.05``, ``n = 50``), and ties broken at random make it larger. The smoothed
+    conformal p-value of one model, ``(#{<} + tau (#{=} + 1)) / (n + 1)``, is
+    :func:`svmtrust.conformal.p_values` with ``tau`` and ``include_new=True``.
 
     Parameters
     ----------
@@ -270,8 +278,8 @@ def nonconformity_p_values(validation_margins, test_values, tau=None) -> np.ndar
     test_values : array_like of shape (M, m)
         ``f_k(x)`` of the m test points.
     tau : float or array_like of shape (m,) in [0, 1], optional
-        One smoothing draw per test point, shared by every model and label
-        (:func:`svmtrust.conformal.smoothing_draws`); ``None`` (the default) does not smooth.
+        One draw per test point, shared by every model and label; ``None`` (the default)
+        leaves the ties as eq. (2) counts them.
 
     Returns
     -------
@@ -522,7 +530,7 @@ class _GridEstimator(ClassifierMixin, BaseEstimator):
         return self.classes_[(np.asarray(signs) > 0).astype(int)]
 
 
-class NonconformityModelSelector(_GridEstimator):
+class NonconformityModelSelector(conformal.SmoothingMixin, _GridEstimator):
     """Algorithm 1 of Hardoon, Hussain & Shawe-Taylor (2009): nonconformity model selection.
 
     Parameters
@@ -540,13 +548,23 @@ class NonconformityModelSelector(_GridEstimator):
         :func:`critical`'s rule among tied pairs: the paper's ``"random"`` (a draw keyed by the
         seed and the point) or ``"credibility"`` (beyond the paper).
     smoothing : bool, default False
-        Smoothed p-values in :meth:`predict_p`, :meth:`predict_p_all` and the regions and
-        confidences built on them (:func:`nonconformity_p_values` with ``tau``, one draw per
-        test point, :func:`svmtrust.conformal.smoothing_draws`). The choice of ``k_crit``
-        (:meth:`epsilon_crit_`, :meth:`predict`, :meth:`bound`) stays the paper's, on the
-        p-values without smoothing.
+        Eq. (2) with its ties broken at random in :meth:`predict_p`, :meth:`predict_p_all` and
+        the regions and confidences built on them (:func:`nonconformity_p_values` with
+        ``tau``, ``(#{<} + tau #{=}) / n``, one draw per test point, its own whatever the
+        calling pattern). Without the test point in its own bag this is not a smoothed
+        conformal p-value, and it is not valid even for one fixed model
+        (:func:`nonconformity_p_values`). The choice of ``k_crit`` (:meth:`epsilon_crit_`,
+        :meth:`predict`, :meth:`bound`) stays the paper's, on the p-values without smoothing.
+        Each p-value of :meth:`predict_p` is one of the model chosen for that test point, and
+        the choice depends on the test point, so no validity guarantee holds for the selector
+        as a whole, smoothed or not (on held-out data the true label gets ``p <= 0.05`` for
+        13-16% of the test points).
     smoothing_seed : int, default 0
-        Seeds the draws. Both are checked when p-values are computed.
+        Seeds the selector's own generator of draws, which every smoothed call advances
+        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
+        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
+        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
+        calls before it. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -636,7 +654,7 @@ class NonconformityModelSelector(_GridEstimator):
         solve failed).
         """
         X = self._check_X(X)
-        return self._p_all(X, conformal.smoothing_tau(self.smoothing, self.smoothing_seed, len(X)))
+        return self._p_all(X, self._smoothing_tau(len(X)))
 
     def _p_all(self, X, tau=None) -> np.ndarray:
         """:meth:`predict_p_all` of test points already checked (each public method checks
@@ -682,7 +700,7 @@ class NonconformityModelSelector(_GridEstimator):
         X = self._check_X(X)
         P = self._p_all(X)
         k = critical(P, self.seed, X, self.tie_break)[1]  # position among the usable models
-        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, len(X))
+        tau = self._smoothing_tau(len(X))
         if tau is not None:
             P = self._p_all(X, tau)
         return P[np.arange(len(P)), k, :]

@@ -35,7 +35,9 @@ valid only once doubled (Rüschendorf's bound), so the error probability can rea
 
 Every machine here takes ``smoothing=True`` for smoothed p-values
 (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman & Shafer 2005, Sec. 2.4),
-one draw of :func:`svmtrust.conformal.smoothing_draws` per test example.
+one draw per test example from a generator the machine owns and advances
+(:class:`svmtrust.conformal.SmoothingMixin`), so that every test example gets its own draw
+whatever the calling pattern.
 """
 
 from __future__ import annotations
@@ -159,11 +161,17 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
-        labels, so that ``P{p <= eps} = eps`` exactly. Hardoon's convention smooths as
-        ``(#{a_i > a} + tau #{a_i = a}) / q``.
+        labels; every test example gets its own draw whatever the calling pattern (one per call,
+        batches, a loop that refits), so that ``P{p <= eps} = eps`` exactly for every test example
+        on exchangeable data. Hardoon's convention only breaks its
+        ties at random, ``(#{a_i > a} + tau #{a_i = a}) / q``, which is not valid
+        (:func:`svmtrust.conformal.p_values`).
     smoothing_seed : int, default 0
-        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test examples
-        get the same p-values on every call. Both are checked when p-values are computed.
+        Seeds the estimator's own generator of draws, which every smoothed call advances
+        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
+        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
+        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
+        calls before it. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -345,8 +353,14 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         Of a named kernel, as in scikit-learn's ``SVC``.
     smoothing : bool, default False
         Smoothed p-values: ``(sum_k #{a_i > a^k} + tau (sum_k #{a_i = a^k} + 1)) / (n + 1)``,
-        one draw ``tau`` per test example (:func:`svmtrust.conformal.smoothing_draws`).
+        one draw ``tau`` per test example, its own whatever the calling pattern (the
+        cross-conformal p-value is not guaranteed valid, smoothed or not).
     smoothing_seed : int, default 0
+        Seeds the estimator's own generator of draws, which every smoothed call advances
+        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
+        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
+        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
+        calls before it. Both are checked at fit.
 
     Attributes
     ----------
@@ -431,7 +445,7 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         self
         """
         _check_svm_params(self)
-        conformal.smoothing_tau(self.smoothing, self.smoothing_seed, 0)
+        conformal.check_smoothing(self.smoothing, self.smoothing_seed)
         X = check_estimator_X(self, X, reset=True)
         self.classes_, codes = check_estimator_y(y, n=X.shape[0])
         n_folds = check_integer(self.n_folds, "n_folds", low=2, high=X.shape[0])
@@ -469,7 +483,7 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         """
         X = check_estimator_X(self, X, reset=False)
         n_classes = self.classes_.size
-        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, X.shape[0])
+        tau = self._smoothing_tau(X.shape[0])
         greater = np.zeros((X.shape[0], n_classes), dtype=int)
         ties = np.zeros_like(greater)
         for k, model in enumerate(self.models_):

@@ -188,10 +188,15 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
-        labels, so that ``P{p <= eps} = eps`` exactly.
+        labels; every test example gets its own draw whatever the calling pattern (one per call,
+        batches, a loop that refits), so that ``P{p <= eps} = eps`` exactly for every test example
+        on exchangeable data.
     smoothing_seed : int, default 0
-        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test examples
-        get the same p-values on every call. Both are checked when p-values are computed.
+        Seeds the estimator's own generator of draws, which every smoothed call advances
+        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
+        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
+        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
+        calls before it. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -389,7 +394,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         cross = kernel_block(self.kernel_, self.X_train_, X)
         n = self.codes_.size
         P = np.empty((X.shape[0], self.classes_.size))
-        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, X.shape[0])
+        tau = self._smoothing_tau(X.shape[0])
         tau = [None] * X.shape[0] if tau is None else tau
         solves = 0
         for i in range(X.shape[0]):

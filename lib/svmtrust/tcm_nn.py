@@ -416,11 +416,16 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test object shared by its
-        labels, so that ``P{p <= eps} = eps`` exactly. Both backends give the same smoothed
-        p-values, bit for bit.
+        labels; every test object gets its own draw whatever the calling pattern (one per call,
+        batches, a loop that refits), so that ``P{p <= eps} = eps`` exactly for every test object
+        on exchangeable data. Both backends give the same
+        smoothed p-values, bit for bit.
     smoothing_seed : int, default 0
-        Seeds the draws (:func:`svmtrust.conformal.smoothing_draws`): the same test objects
-        get the same p-values on every call. Both are checked when p-values are computed.
+        Seeds the estimator's own generator of draws, which every smoothed call advances
+        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
+        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
+        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
+        calls before it. Both are checked when p-values are computed.
 
     Attributes
     ----------
@@ -543,7 +548,7 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         X = check_estimator_X(self, X, reset=False) * self._scale
         _check_finite_distances(X, "X")
         block = check_integer(self.block_size, "block_size")
-        tau = conformal.smoothing_tau(self.smoothing, self.smoothing_seed, X.shape[0])
+        tau = self._smoothing_tau(X.shape[0])
         return self._backend.p_values(X, block, _threads(self.n_jobs), tau)
 
     def score(self, X, y, sample_weight=None) -> float:
@@ -590,8 +595,14 @@ class SplitConformalNearestNeighbours(
         Seeds the split.
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``), one draw per
-        test object shared by its labels (:func:`svmtrust.conformal.smoothing_draws`).
+        test object shared by its labels; every test object gets its own draw whatever the
+        calling pattern, so that ``P{p <= eps} = eps`` exactly on exchangeable data.
     smoothing_seed : int, default 0
+        Seeds the estimator's own generator of draws, which every smoothed call advances
+        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
+        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
+        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
+        calls before it. Both are checked at fit.
 
     Attributes
     ----------
@@ -664,7 +675,7 @@ class SplitConformalNearestNeighbours(
         k = check_integer(self.k, "k")
         check_bool(self.mondrian, "mondrian")
         check_seed(self.seed)
-        conformal.smoothing_tau(self.smoothing, self.smoothing_seed, 0)
+        conformal.check_smoothing(self.smoothing, self.smoothing_seed)
         X = check_estimator_X(self, X, reset=True)
         self.classes_, codes = check_estimator_y(y, X.shape[0])
         q = calibration_count(X.shape[0], self.calibration_size)

@@ -132,11 +132,24 @@ CASES = (
         (M + "smoothing_draws", "seed negative", lambda: conformal.smoothing_draws(-1, 3), "seed"),
         (M + "smoothing_draws", "m negative", lambda: conformal.smoothing_draws(0, -1), "m"),
         (M + "smoothing_draws", "m a float", lambda: conformal.smoothing_draws(0, 2.0), "m"),
-        (M + "smoothing_tau", "smoothing 1", lambda: conformal.smoothing_tau(1, 0, 3), "smoothing"),
         (
-            M + "smoothing_tau",
+            M + "SmoothingMixin",
+            "smoothing_seed negative at the first smoothed call",
+            lambda: (
+                TCMNearestNeighbours(smoothing=True, smoothing_seed=-1).fit(X, Y).predict_p(X[:2])
+            ),
+            "smoothing_seed",
+        ),
+        (
+            M + "check_smoothing",
+            "smoothing 1",
+            lambda: conformal.check_smoothing(1, 0),
+            "smoothing",
+        ),
+        (
+            M + "check_smoothing",
             "smoothing_seed a string",
-            lambda: conformal.smoothing_tau(True, "0", 3),
+            lambda: conformal.check_smoothing(True, "0"),
             "smoothing_seed",
         ),
         (
