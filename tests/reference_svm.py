@@ -16,13 +16,16 @@ A bag is a Gram matrix ``K`` (PSD), labels ``y`` in {-1, +1} and a box ``C`` in 
      ``t = L' diag(y) a`` and ``K = L L'`` from an eigendecomposition (eigenvalues below
      ``1e-12`` of the largest dropped);
   2. the minimum-norm point of the optimal set ``{a feasible : L' diag(y) a = t1, sum(a) =
-     sum(a1)}`` (stage 1's ``a1`` is feasible for it), again by Clarabel;
+     sum(a1)}``, again by Clarabel, where ``a1`` is stage 1's point made an exact optimum by the
+     polish of step 3 (stage 1's ``w`` is only as accurate as the square root of its objective's
+     error where the dual is flat, as when ``w = 0``, and a face read from it can miss the
+     optimal set by 1e-4);
   3. a polish in exact linear algebra: stage 2's answer fixes which multipliers sit at 0, which
      at ``C`` and which are free; the free ones are the minimum-norm solution of the bordered
      KKT system ``Q_FF a_F + y_F b = 1 - C Q_FU 1``, ``y_F' a_F = -C y_U' 1``. The polished point
-     is kept only when it is in the box and meets every KKT condition to ``1e-9`` of the
-     problem's scale, and stays within ``1e-5`` of stage 2; otherwise stage 2's point is used
-     (``Canonical.polished`` says which).
+     is kept only when it is in the box, meets every KKT condition to ``1e-8`` in margin units
+     and ``y'a = 0`` to rounding, and moves no multiplier by more than ``1e-6`` of the largest;
+     otherwise stage 2's point is used (``Canonical.polished`` says which).
 
 * Canonical bias: the mean of ``y_i - F_i`` over free multipliers, else the midpoint of the
   interval of biases meeting the KKT conditions (its finite end if it is a half-line).
@@ -35,7 +38,8 @@ A bag is a Gram matrix ``K`` (PSD), labels ``y`` in {-1, +1} and a box ``C`` in 
 
 Ties: the reference is less accurate than the library, so each comparison of a score with the
 new example's is classified as a tie (gap at most ``TIE_REL`` of the SVM's score scale), distinct
-(at least ``DISTINCT_REL``) or ambiguous; a p-value with an ambiguous comparison is returned as
+(at least ``DISTINCT_REL``) or ambiguous; bands ``TIE_REL_POLISHED`` and
+``DISTINCT_REL_POLISHED`` when every SVM of the bag was polished; a p-value with an ambiguous comparison is returned as
 NaN and counted as skipped by the tests.
 """
 
@@ -51,6 +55,10 @@ from scipy import sparse
 TIE_REL = 1e-6
 #: Relative gap at or above which two scores are surely different; between the two: ambiguous.
 DISTINCT_REL = 1e-4
+#: The same two bounds for a bag whose SVMs were all polished (exact linear algebra, every KKT
+#: condition met to KKT_REL): the library's own tie rule (about 1e-9) falls inside the band.
+TIE_REL_POLISHED = 1e-10
+DISTINCT_REL_POLISHED = 1e-7
 #: ||w||^2 relative to (sum a)^2 max K_ii: at most W_ZERO_REL means w = 0, at least W_NONZERO_REL
 #: means w != 0, between: ambiguous (every DistanceTCM p-value of that bag is skipped).
 W_ZERO_REL = 1e-11
@@ -58,7 +66,7 @@ W_NONZERO_REL = 1e-7
 #: Eigenvalues of K / s below this fraction of the largest are dropped from the factor L.
 EIG_REL = 1e-12
 #: KKT tolerance of the polish, relative to the problem's scale.
-KKT_REL = 1e-9
+KKT_REL = 1e-8
 
 
 class ReferenceError(RuntimeError):
@@ -192,32 +200,60 @@ def _bias(alpha, y, C, F, free):
     return float(lo if np.isfinite(lo) else hi)
 
 
-def _polish(Qs, y, C, a2, scale_a):
-    """Exact min-norm solution on stage 2's partition; None when it does not verify."""
+def _polish(Qs, y, C, a2, scale_a, snap=1e-7):
+    """Exact min-norm solution on stage 2's partition; None when it leaves the box.
+
+    A free multiplier that the minimum-norm solution pushes out of the box is fixed at that
+    bound and the system solved again (at most n rounds).
+    """
     n = len(y)
-    snap = 1e-7 * scale_a
-    at0 = a2 <= snap
-    atC = (a2 >= C - snap) if np.isfinite(C) else np.zeros(n, bool)
-    free = ~(at0 | atC)
-    a = np.zeros(n)
-    a[atC] = C
-    if free.any():
-        f = np.flatnonzero(free)
-        u = np.flatnonzero(atC)
-        M = np.zeros((len(f) + 1, len(f) + 1))
-        M[: len(f), : len(f)] = Qs[np.ix_(f, f)]
-        M[: len(f), -1] = y[f]
-        M[-1, : len(f)] = y[f]
-        rhs = np.r_[np.ones(len(f)), 0.0]
-        if len(u):
-            rhs[:-1] -= C * Qs[np.ix_(f, u)].sum(axis=1)
-            rhs[-1] = -C * y[u].sum()
-        z = np.linalg.lstsq(M, rhs, rcond=1e-13)[0]
-        a[f] = z[:-1]
-    if np.any(a < -1e-12 * scale_a) or (np.isfinite(C) and np.any(a > C * (1 + 1e-12))):
-        return None, free
-    a = np.clip(a, 0.0, C)
-    return a, free
+    at0 = a2 <= snap * scale_a
+    atC = (a2 >= C * (1 - snap)) if np.isfinite(C) else np.zeros(n, bool)
+    for _ in range(n + 1):
+        free = ~(at0 | atC)
+        a = np.zeros(n)
+        a[atC] = C
+        if free.any():
+            f = np.flatnonzero(free)
+            u = np.flatnonzero(atC)
+            M = np.zeros((len(f) + 1, len(f) + 1))
+            M[: len(f), : len(f)] = Qs[np.ix_(f, f)]
+            M[: len(f), -1] = y[f]
+            M[-1, : len(f)] = y[f]
+            rhs = np.r_[np.ones(len(f)), 0.0]
+            if len(u):
+                rhs[:-1] -= C * Qs[np.ix_(f, u)].sum(axis=1)
+                rhs[-1] = -C * y[u].sum()
+            z = np.linalg.lstsq(M, rhs, rcond=1e-13)[0]
+            a[f] = z[:-1]
+        low = free & (a < -1e-12 * scale_a)
+        high = free & (a > C * (1 + 1e-12)) if np.isfinite(C) else np.zeros(n, bool)
+        if not (low.any() or high.any()):
+            return np.clip(a, 0.0, C), free
+        at0 |= low
+        atC |= high
+    return None, free
+
+
+def _polished(Ks, Qs, y, C, a_start, max_gap):
+    """The polish of ``a_start`` at the first snapping tolerance that verifies, or None.
+
+    Verified: every KKT condition to ``KKT_REL`` in margin units, ``y'a = 0`` to rounding, and
+    within ``max_gap`` (relative to the largest multiplier) of ``a_start``.
+    """
+    scale_a = max(float(np.max(np.abs(a_start))), 1e-300)
+    for snap in (1e-7, 1e-9, 1e-5, 1e-11):
+        a, free = _polish(Qs, y, C, a_start, scale_a, snap)
+        if a is None:
+            continue
+        F = Ks @ (a * y)
+        b = _bias(a, y, C, F, free & (a > 0) & (a < C))
+        viol, eq = _kkt_violation(Qs, y, C, a, b)
+        ok_kkt = viol <= KKT_REL * max(1.0, float(np.abs(F).max()))
+        ok_eq = eq <= 1e-12 * max(1.0, float(a.sum()))
+        if ok_kkt and ok_eq and np.max(np.abs(a - a_start)) <= max_gap * scale_a:
+            return a, free
+    return None
 
 
 def _kkt_violation(Qs, y, C, a, b):
@@ -234,8 +270,8 @@ def _kkt_violation(Qs, y, C, a, b):
 def canonical_svm(K: np.ndarray, y: np.ndarray, C: float, polish: bool = True) -> Canonical:
     """The canonical optimum (multipliers, bias, decision values, ||w||^2) of one SVM.
 
-    ``polish=False`` keeps stage 2's point (snapped to 0 and C at 1e-9 of the box): a second
-    route, used to confirm a disagreement.
+    ``polish=False`` keeps stage 2's point (snapped to 0 and C at 1e-9 of the largest
+    multiplier and of C): a second route, used to confirm a disagreement.
     """
     K = np.asarray(K, float)
     y = np.asarray(y, float)
@@ -246,24 +282,26 @@ def canonical_svm(K: np.ndarray, y: np.ndarray, C: float, polish: bool = True) -
     Cs = C * s
     L = _factor(Ks)
     a1 = _stage1(L, y, Cs)
-    a2 = _stage2(L, y, Cs, a1)
-    scale_a = Cs if np.isfinite(Cs) else max(float(np.max(np.abs(a2))), 1e-300)
     Qs = (y[:, None] * Ks) * y[None, :]
-    a, free = _polish(Qs, y, Cs, a2, scale_a) if polish else (None, None)
+    # The optimal face is {G a = G a*, sum a = sum a*} for an EXACT optimum a*: stage 1's
+    # w is only as accurate as the square root of its objective's error where the dual is
+    # flat (w = 0), so stage 1 is first polished into an exact (not minimum-norm) optimum.
+    exact = _polished(Ks, Qs, y, Cs, a1, max_gap=np.inf)  # any exact optimum
+    if exact is not None:
+        a1 = exact[0]
+    a2 = _stage2(L, y, Cs, a1)
+    scale_a = max(float(np.max(np.abs(a2))), 1e-300)  # the largest multiplier
     polished = False
-    if a is not None:
-        Fs = Ks @ (a * y)
-        b = _bias(a, y, Cs, Fs, free & (a > 0) & (a < Cs))
-        viol, eq = _kkt_violation(Qs, y, Cs, a, b)
-        gap = float(np.max(np.abs(a - a2))) / scale_a
-        if viol <= KKT_REL * max(1.0, float(np.abs(Fs).max())) and gap <= 1e-5:
+    if polish:
+        found = _polished(Ks, Qs, y, Cs, a2, max_gap=1e-6)
+        if found is not None:
+            a, free = found
             polished = True
     if not polished:
         a = np.clip(a2, 0.0, Cs)
-        snap = 1e-9 * scale_a
-        a[a <= snap] = 0.0
+        a[a <= 1e-9 * scale_a] = 0.0
         if np.isfinite(Cs):
-            a[a >= Cs - snap] = Cs
+            a[a >= Cs * (1 - 1e-9)] = Cs
     Fs = Ks @ (a * y)
     b = _bias(a, y, Cs, Fs, (a > 0) & (a < Cs))
     viol, _ = _kkt_violation(Qs, y, Cs, a, b)
@@ -335,16 +373,19 @@ def bag_scores(K: np.ndarray, codes: np.ndarray, n_classes: int, C: float, route
     return BagScores(tsvm, dist, tsvm_scale, dist_scale, ambiguous), solutions
 
 
-def compare(scores, scales, new_score, new_scale):
+def compare(scores, scales, new_score, new_scale, polished=False):
     """Per score: +1 if greater than the new one, 0 if tied, -1 if smaller, NaN if ambiguous."""
+    tie, distinct = (
+        (TIE_REL_POLISHED, DISTINCT_REL_POLISHED) if polished else (TIE_REL, DISTINCT_REL)
+    )
     scale = np.maximum(scales, new_scale)
     gap = scores - new_score
     safe = np.where(scale > 0, scale, 1.0)
     rel = np.where(scale > 0, np.abs(gap) / safe, np.where(gap == 0, 0.0, np.inf))
     rel = np.where(gap == 0, 0.0, rel)
     out = np.where(gap > 0, 1.0, -1.0)
-    out[rel <= TIE_REL] = 0.0
-    out[(rel > TIE_REL) & (rel < DISTINCT_REL)] = np.nan
+    out[rel <= tie] = 0.0
+    out[(rel > tie) & (rel < distinct)] = np.nan
     return out
 
 
@@ -400,7 +441,8 @@ def reference_p_values(X, y, X_test, spec, C, taus=None, route="clarabel"):
             ):
                 if amb:
                     continue
-                cmp = compare(vals[:l], scl[:l], vals[l], scl[l])
+                polished = all(sol.polished for sol in s)
+                cmp = compare(vals[:l], scl[:l], vals[l], scl[l], polished)
                 out[(mach, "plain")][t, lab] = p_value(cmp, None)
                 if taus is not None:
                     out[(mach, "smooth")][t, lab] = p_value(cmp, float(taus[t]))
