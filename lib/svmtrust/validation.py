@@ -26,6 +26,7 @@ __all__ = [
     "check_integer",
     "check_n_jobs",
     "check_kernel_matrix",
+    "check_symmetric",
     "check_seed",
     "check_rng",
     "check_bool",
@@ -315,6 +316,18 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
         return mat
     _psd_factor(_symmetrised(mat, name), name)
     return mat
+
+
+def check_symmetric(M, name: str = "M") -> np.ndarray:
+    """Return ``(M + M^T) / 2`` of a finite square matrix symmetric to a relative 1e-10 (the
+    symmetry test of :func:`check_kernel_matrix`, without its Cholesky test).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``M`` is not a finite square matrix or not symmetric.
+    """
+    return _symmetrised(check_kernel_matrix(M, name, full=False), name)
 
 
 def _symmetrised(mat: np.ndarray, name: str) -> np.ndarray:

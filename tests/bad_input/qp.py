@@ -45,6 +45,8 @@ CASES = [
     ),
     (M + "psd_eigh", "not square", lambda: qp.psd_eigh(K[:, :-1]), "M"),
     (M + "psd_eigh", "NaN", lambda: qp.psd_eigh(nan(K)), "M"),
+    (M + "psd_eigh", "not PSD", lambda: qp.psd_eigh(NOT_PSD), "M"),
+    (M + "psd_eigh", "not symmetric", lambda: qp.psd_eigh(K_ASYMMETRIC), "M"),
     (M + "psd_eigh", "order zero", lambda: qp.psd_eigh(K, n=0), "n"),
     (M + "psd_eigh", "order a float", lambda: qp.psd_eigh(K, n=2.5), "n"),
     (M + "kernel_factor", "1-D", lambda: qp.kernel_factor(np.ones(4)), "K"),

@@ -227,6 +227,8 @@ CASES += [
         "a",
     ),
     (M + "check_numeric", "a string", lambda: v.check_numeric("1", "value"), "value"),
+    (M + "check_symmetric", "not symmetric", lambda: v.check_symmetric(np.triu(K)), "M"),
+    (M + "check_symmetric", "not square", lambda: v.check_symmetric(K[:, :3], "A"), "A"),
     (
         "svmtrust.kernels.linear_kernel",
         "X strings of numbers",
