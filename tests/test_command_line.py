@@ -35,6 +35,14 @@ def test_unwritable_output_is_refused(tmp_path, monkeypatch):
         cli.check_output(str(tmp_path / "new.csv"))
 
 
+def test_output_check_leaves_no_file_and_keeps_an_existing_one(tmp_path):
+    """The trial opening of check_output removes the file it created and appends nothing."""
+    new, old = tmp_path / "new.csv", tmp_path / "old.csv"
+    old.write_text("kept\n")
+    assert cli.check_output(str(new)) == new and not new.exists()
+    assert cli.check_output(str(old)) == old and old.read_text() == "kept\n"
+
+
 def test_scheduler_needs_the_dask_backend(monkeypatch):
     monkeypatch.setattr(cli, "run_chapter", _never_run)
     with pytest.raises(SystemExit):

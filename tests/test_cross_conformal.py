@@ -103,7 +103,7 @@ def test_mondrian_counts_each_class_over_its_own_examples():
     P = model.predict_p(X_test)
     expected = np.zeros_like(P)
     for k, fold_model in enumerate(model.models_):
-        new = fold_model.all_scores(X_test)
+        new = fold_model.all_scores(X_test, model.calibration_scores_[model.fold_ == k])
         for c in range(3):
             old = model.calibration_scores_[(model.fold_ == k) & (y == c)]
             expected[:, c] += (old[None, :] >= new[:, c, None]).sum(axis=1)
@@ -236,3 +236,33 @@ def test_split_nn_bad_parameters(params, argname):
     X, y = _gaussian(np.random.default_rng(0), 30)
     with pytest.raises(ValueError, match=f"^{argname}:"):
         SplitConformalNearestNeighbours(**params).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        SplitConformalSVM(kernel="rbf", gamma=0.7),
+        SplitConformalSVM(mondrian=True, calibration_size=0.5),
+        CrossConformalSVM(n_folds=3),
+    ],
+    ids=["split", "split-mondrian", "cross"],
+)
+def test_p_values_do_not_move_with_the_batch(model):
+    """A test object equal to a calibration object ties with it whatever the batch: BLAS sums
+    the kernel rows of 3 and of 6 test objects in other orders (1.8e-15 apart), which flipped
+    that tie. The same p-values alone, in any batch, at any position."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model.fit(X, y)
+    T = np.vstack([X[:20], rng.normal(size=(5, 3))])  # 20 training (calibration) objects
+    every = model.predict_p(T)
+    alone = np.vstack([model.predict_p(T[i : i + 1]) for i in range(len(T))])
+    assert np.array_equal(alone, every)
+    for size in (2, 3, 6, 7):
+        for start in range(0, len(T) - size + 1, size):
+            assert np.array_equal(
+                model.predict_p(T[start : start + size]), every[start : start + size]
+            )
+    reversed_order = model.predict_p(T[::-1])[::-1]
+    assert np.array_equal(reversed_order, every)

@@ -181,6 +181,20 @@ def test_nonconformity_selector_agrees_with_naive_loop():
             assert model.predict(X_test[i : i + 1])[0] == -labels.pop()
 
 
+def test_cross_validation_caps_the_folds_at_the_smaller_class():
+    """folds=10 on a class of 4 runs 4 stratified folds, as folds=4 does (scikit-learn's
+    estimator checks fit on classes of fewer than 10)."""
+    X, y = _data(30, seed=2)
+    y[np.flatnonzero(y < 0)[4:]] = 1.0  # the negative class keeps 4 members
+    capped = CrossValidationSelector(SMALL_GAMMAS, SMALL_CS, folds=10, seed=3).fit(X, y)
+    four = CrossValidationSelector(SMALL_GAMMAS, SMALL_CS, folds=4, seed=3).fit(X, y)
+    assert capped.n_folds_ == four.n_folds_ == 4
+    assert np.array_equal(capped.cv_errors_, four.cv_errors_)
+    y[np.flatnonzero(y < 0)[1:]] = 1.0  # one member: no stratified split
+    with pytest.raises(ValueError, match="^y: each class needs at least 2"):
+        CrossValidationSelector(SMALL_GAMMAS, SMALL_CS).fit(X, y)
+
+
 def test_cross_validation_agrees_with_naive_loop():
     X, y = _data(70, seed=4)
     cv = CrossValidationSelector(SMALL_GAMMAS, SMALL_CS, folds=5, seed=7).fit(X, y)

@@ -61,6 +61,16 @@ def test_friedman_statistic_and_ranks_by_hand():
     assert out["n_blocks"] == 12 and out["cd"] == pytest.approx(sc.critical_difference(4, 12))
 
 
+def test_friedman_when_every_block_ties_is_no_evidence():
+    """scipy's tie correction is 0 / 0 when every block ties: statistic 0, p-value 1."""
+    errors = pd.DataFrame({"a": [0.1, 0.2, 0.3], "b": [0.1, 0.2, 0.3], "c": [0.1, 0.2, 0.3]})
+    out = sc.friedman(errors)
+    assert out["statistic"] == 0.0 and out["p_value"] == 1.0
+    assert out["ranks"].tolist() == [2.0, 2.0, 2.0]
+    one_untied = errors.assign(c=[0.1, 0.2, 0.4])  # one block unties: scipy's own value
+    assert np.isfinite(sc.friedman(one_untied)["statistic"])
+
+
 def test_friedman_rejects_incomplete_tables():
     with pytest.raises(ValueError, match="errors"):
         sc.friedman(pd.DataFrame({"a": [0.1, np.nan], "b": [0.2, 0.3], "c": [0.1, 0.1]}))

@@ -48,6 +48,7 @@ from .validation import (
     check_bool,
     check_indices,
     check_integer,
+    check_numeric,
     check_positive,
     check_seed,
     check_significance,
@@ -147,19 +148,23 @@ def calibration_p_values(
     Raises
     ------
     ValueError
-        Naming ``y``, if a label has no calibration example (Mondrian p-values only).
+        Naming ``y``, if a label has no calibration example (Mondrian p-values only); naming
+        the argument that is not as described above.
     """
     scores = _check_scores(scores, "scores")
-    try:
-        test_scores = np.asarray(test_scores, dtype=np.float64)  # inf allowed, NaN refused below
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"test_scores: expected a numeric array ({err})") from None
+    test_scores = check_numeric(test_scores, "test_scores")  # inf allowed, NaN refused
     if test_scores.ndim != 2:
         raise ValueError(f"test_scores: expected a 2-D array, got shape {test_scores.shape}")
+    if np.any(np.isnan(test_scores)):
+        raise ValueError("test_scores: contains NaN")
     n_labels = test_scores.shape[1]
     if codes is not None:
         codes = check_indices(codes, "codes", n_labels, size=scores.size)
     labels = range(n_labels) if labels is None else labels
+    if np.ndim(labels) != 1 or len(labels) != n_labels:
+        raise ValueError(
+            f"labels: expected {n_labels} names, one per column of test_scores, got {labels!r}"
+        )
     P = np.empty_like(test_scores)
     for c in range(n_labels):
         old = scores if codes is None else scores[codes == c]
@@ -211,14 +216,36 @@ def counts_p_values(greater, ties, n, include_new=True, tau=None) -> np.ndarray:
     Returns
     -------
     ndarray of shape (m,)
+
+    Raises
+    ------
+    ValueError
+        Naming ``greater`` or ``ties`` if they are not 1-D arrays of integers (of the same
+        length) at least 0, or ``ties`` if ``greater + ties`` exceeds ``n``: counts that no
+        bag of ``n`` old scores has, whose p-value would leave [0, 1].
     """
-    greater, ties = np.asarray(greater), np.asarray(ties)
     n = check_integer(n, "n")
+    greater = _check_counts(greater, "greater")
+    ties = _check_counts(ties, "ties", greater.size)
+    if np.any(greater + ties > n):
+        raise ValueError(f"ties: greater + ties exceeds the number of old scores n = {n}")
     extra = 1.0 if check_bool(include_new, "include_new") else 0.0
     if tau is None:
         return (greater + ties + extra) / (n + extra)
     tau = _check_tau(tau, greater.size)
     return (greater + tau * (ties + extra)) / (n + extra)
+
+
+def _check_counts(counts, name: str, m: int | None = None) -> np.ndarray:
+    """``counts`` as a 1-D int64 array (of length ``m`` if given), each at least 0."""
+    values = np.asarray(counts)
+    if values.dtype.kind not in "iu" or values.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array of integer counts, got {counts!r}")
+    if m is not None and values.size != m:
+        raise ValueError(f"{name}: expected {m} counts, one per new score, got {values.size}")
+    if np.any(values < 0):
+        raise ValueError(f"{name}: counts must be at least 0")
+    return values.astype(np.int64)
 
 
 def _check_tau(tau, m: int):
@@ -355,11 +382,9 @@ def merge_ties(scores, tol: float) -> np.ndarray:
 
 
 def _check_scores(scores, name: str) -> np.ndarray:
-    """Validate a vector of strangeness scores: numeric, 1-D, non-empty, no NaN (inf allowed)."""
-    try:
-        arr = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: expected a numeric array ({err})") from None
+    """Validate a vector of strangeness scores: numeric (no strings, no booleans), 1-D,
+    non-empty, no NaN (inf allowed)."""
+    arr = check_numeric(scores, name)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name}: expected a non-empty 1-D array, got shape {arr.shape}")
     if np.any(np.isnan(arr)):

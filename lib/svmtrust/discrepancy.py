@@ -199,14 +199,50 @@ class BoundedWProblem:
 
         Raises
         ------
+        ValueError
+            Naming the argument: ``phi`` not a finite (l, r) matrix with ``r <= l``, ``y`` not
+            l labels in {-1, +1}, ``w_max`` not positive, ``mask`` not l values 0 or 1
+            (booleans allowed).
         SolveError
             If Clarabel ends with a status other than optimal.
         """
+        phi, y = _check_factor(phi, "phi", self.l), _check_signs(y, self.l)
+        w_max = check_positive(w_max, "w_max")
+        mask = np.asarray(mask)
+        mask = _check_weights(mask.astype(float) if mask.dtype == bool else mask, "mask", self.l)
+        if not np.all(np.isin(mask, (0.0, 1.0))):
+            raise ValueError("mask: every value must be 0 or 1")
         self.A.value = (w_max * mask * y)[:, None] * _pad(phi, self.l)
         self.my.value = mask * y
         self.mask.value = mask.astype(float)
         qp.solve(self.problem, "bounded-w problem (9)", qp.CONE_TOL)
         return w_max * np.asarray(self.z.value[: phi.shape[1]], dtype=float), float(self.b.value)
+
+
+def _check_factor(phi, name: str, l: int) -> np.ndarray:
+    """A finite factor of ``l`` rows and at most ``l`` columns, else a ValueError naming
+    ``name`` (the door of :meth:`BoundedWProblem.solve` and :meth:`EnvelopeProblem.solve`)."""
+    phi = check_array(phi, name, ndim=2)
+    if phi.shape[0] != l or phi.shape[1] > l:
+        raise ValueError(f"{name}: expected shape ({l}, r) with r <= {l}, got {phi.shape}")
+    return phi
+
+
+def _check_signs(y, l: int) -> np.ndarray:
+    """``l`` labels, each -1 or +1 (one class allowed, unlike
+    :func:`~svmtrust.validation.check_binary_labels`: a subproblem may keep one)."""
+    y = check_array(y, "y", ndim=1)
+    if y.size != l or not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"y: expected {l} labels, each -1 or +1")
+    return y
+
+
+def _check_weights(values, name: str, l: int) -> np.ndarray:
+    """``l`` finite values, each at least 0, else a ValueError naming ``name``."""
+    values = check_array(values, name, ndim=1)
+    if values.size != l or np.any(values < 0):
+        raise ValueError(f"{name}: expected {l} values, each at least 0")
+    return values
 
 
 def _pad(phi, l: int) -> np.ndarray:
@@ -648,9 +684,14 @@ class EnvelopeProblem:
 
         Raises
         ------
+        ValueError
+            Naming the argument: ``A`` not a finite (l, r) matrix with ``r <= l``, ``y`` not
+            l labels in {-1, +1}, ``v`` not l values at least 0, ``B`` not positive.
         SolveError
             If Clarabel ends with a status other than optimal.
         """
+        A, y = _check_factor(A, "A", self.l), _check_signs(y, self.l)
+        v, B = _check_weights(v, "v", self.l), check_positive(B, "B")
         self.A.value, self.y.value, self.v.value, self.B.value = _pad(A, self.l), y, v, float(B)
         tol = qp.solve(self.problem, "envelope problem", qp.CONE_TOL)
         return float(self.problem.value), tol

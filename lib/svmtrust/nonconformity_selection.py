@@ -731,7 +731,9 @@ class CrossValidationSelector(_GridEstimator):
     gammas, Cs : sequence of float
         Default: Table 2 of Hardoon et al. (2009).
     folds : int
-        b, at least 2 and at most the size of the smaller class.
+        b, at least 2. A class smaller than ``folds`` caps it: ``fit`` uses
+        ``min(folds, size of the smaller class)`` folds (at least 2), as a stratified split
+        needs a member of each class in every fold; ``n_folds_`` records the number used.
     seed : int
 
     Attributes
@@ -739,6 +741,8 @@ class CrossValidationSelector(_GridEstimator):
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the positive class of the SVMs.
     cv_errors_ : ndarray of int, shape (len(gammas), len(Cs))
+    n_folds_ : int
+        The number of folds used, ``folds`` capped at the size of the smaller class.
     best_gamma_, best_C_ : float
     model_ : SVMSolution
         The chosen model retrained on all the data.
@@ -758,9 +762,10 @@ class CrossValidationSelector(_GridEstimator):
         gammas, Cs = self._grid()
         X, y = self._check_data(X, y)
         smaller = int(min(np.sum(y > 0), np.sum(y < 0)))
-        folds = check_integer(self.folds, "folds", 2, max(2, smaller))
+        folds = check_integer(self.folds, "folds", 2)
         if smaller < 2:
             raise ValueError("y: each class needs at least 2 examples for cross-validation")
+        self.n_folds_ = folds = min(folds, smaller)
         splitter = StratifiedKFold(folds, shuffle=True, random_state=self.seed)
         parts = list(splitter.split(X, y))
         errors = np.zeros((len(gammas), len(Cs)), dtype=int)

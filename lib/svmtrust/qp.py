@@ -15,7 +15,13 @@ import warnings
 import cvxpy as cp
 import numpy as np
 
-from .validation import check_integer, check_kernel_matrix, check_positive
+from .validation import (
+    check_integer,
+    check_kernel_matrix,
+    check_positive,
+    check_symmetric,
+    psd_shift,
+)
 
 __all__ = [
     "SolveError",
@@ -145,7 +151,9 @@ def psd_eigh(M, n: int | None = None):
     Parameters
     ----------
     M : ndarray of shape (m, m)
-        A validated symmetric positive semi-definite matrix.
+        A symmetric positive semi-definite matrix: symmetric to a relative 1e-10, its smallest
+        eigenvalue at least ``-delta`` (:func:`~svmtrust.validation.psd_shift`, the tolerance
+        of :func:`~svmtrust.validation.check_kernel_matrix`) or within the rounding above.
     n : int, optional
         The order the rounding is counted for; ``m`` by default (the covariance matrix ``X^T X``
         of ``n`` points passes ``n``, so that it keeps the axes of the ``n x n`` Gram matrix).
@@ -155,11 +163,23 @@ def psd_eigh(M, n: int | None = None):
     eigvals : ndarray of shape (r,)
         The eigenvalues kept, ascending, all positive.
     eigvecs : ndarray of shape (m, r)
+
+    Raises
+    ------
+    ValueError
+        Naming ``M``, if it is not a finite symmetric matrix or has an eigenvalue below both
+        tolerances; naming ``n`` if it is not a positive integer.
     """
-    M = check_kernel_matrix(M, "M", full=False)
+    M = check_symmetric(M, "M")
     n = M.shape[0] if n is None else check_integer(n, "n")
     eigvals, eigvecs = np.linalg.eigh(M)
-    keep = eigvals > np.finfo(float).eps * n * max(float(eigvals[-1]), 0.0)
+    rounding = np.finfo(float).eps * n * max(float(eigvals[-1]), 0.0)
+    if eigvals[0] < -max(psd_shift(M), rounding):
+        raise ValueError(
+            f"M: is not positive semi-definite (an eigenvalue is {eigvals[0]:.3g}, below "
+            f"-{max(psd_shift(M), rounding):.3g})"
+        )
+    keep = eigvals > rounding
     return eigvals[keep], eigvecs[:, keep]
 
 

@@ -107,22 +107,63 @@ class _ProperSVM:
         )
 
     def distances(self, X) -> np.ndarray:
-        """``f_j(x) / ||w_j||`` of examples under the SVM(s)."""
+        """``f_j(x) / ||w_j||`` of examples under the SVM(s), computed for the batch."""
         return scaled_decisions(self.svms, kernel_block(self.kernel, X, self.X))
 
-    def own_scores(self, X, codes) -> np.ndarray:
-        """Strangeness (D) of examples under their own labels ``codes``, shape (m,)."""
-        return own_class_strangeness(self.distances(X), codes, self.n_classes)
+    def alone(self, X) -> np.ndarray:
+        """:meth:`distances` of one example at a time: the same bits in every batch."""
+        return np.vstack([self.distances(X[i : i + 1]) for i in range(X.shape[0])])
 
-    def all_scores(self, X) -> np.ndarray:
-        """Strangeness (D) of every example under every candidate label, shape (m, n_classes)."""
-        values = self.distances(X)
+    def _scores(self, values) -> np.ndarray:
+        """Strangeness (D) under every candidate label from :meth:`distances`."""
+        codes = np.zeros(values.shape[0], dtype=int)
         return np.column_stack(
             [
-                own_class_strangeness(values, np.full(X.shape[0], c), self.n_classes)
+                own_class_strangeness(values, codes + c, self.n_classes)
                 for c in range(self.n_classes)
             ]
         )
+
+    def own_scores(self, X, codes) -> np.ndarray:
+        """Strangeness (D) of calibration examples under their own labels ``codes``, shape
+        (m,), each computed alone (:meth:`alone`)."""
+        return own_class_strangeness(self.alone(X), codes, self.n_classes)
+
+    def all_scores(self, X, calibration) -> np.ndarray:
+        """Strangeness (D) of every test example under every candidate label, shape
+        (m, n_classes), as it ranks among the ``calibration`` scores whatever the batch.
+
+        BLAS sums a kernel block, and its product with the multipliers, in an order that
+        depends on the number of rows: one example's score in a batch of 3 and in a batch of 6
+        can differ in the last bits (1.8e-15), and flip its tie with an equal calibration
+        example. The scores are computed for the batch; those within :data:`NEAR_TOL` (relative)
+        of a calibration score are computed again alone, as the calibration scores were
+        (:meth:`own_scores`), so a test example equal to a calibration example ties with it
+        exactly, and the others are too far from every calibration score for the last bits to
+        move a count.
+        """
+        scores = self._scores(self.distances(X))
+        again = np.flatnonzero(np.any(_near(scores, calibration), axis=1))
+        if again.size:
+            scores[again] = self._scores(self.alone(X[again]))
+        return scores
+
+
+#: Relative distance (to the largest calibration score) within which a test score is
+#: recomputed alone (:meth:`_ProperSVM.all_scores`); the tolerance of the ties the full
+#: transductive machines merge (:func:`svmtrust.conformal.merge_ties`).
+NEAR_TOL = 1e-9
+
+
+def _near(scores, calibration) -> np.ndarray:
+    """Whether each score lies within ``NEAR_TOL * max|calibration|`` of a calibration score."""
+    ref = np.sort(calibration)
+    finite = np.abs(ref[np.isfinite(ref)])
+    gap = NEAR_TOL * max(float(np.max(finite, initial=0.0)), np.finfo(float).tiny)
+    pos = np.searchsorted(ref, scores)
+    below, above = ref[np.maximum(pos - 1, 0)], ref[np.minimum(pos, ref.size - 1)]
+    with np.errstate(invalid="ignore"):  # inf - inf: equal infinite scores are equal anyway
+        return (np.abs(scores - below) <= gap) | (np.abs(above - scores) <= gap)
 
 
 def _check_svm_params(model) -> None:
@@ -291,7 +332,7 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
         """
         X = check_estimator_X(self, X, reset=False)
         model = _ProperSVM(self.X_proper_, self.kernel_, self.svms_, self.classes_.size)
-        return model.all_scores(X)
+        return model.all_scores(X, self.calibration_scores_)
 
     def _include_new(self) -> bool:
         """Eq. (S) counts the test example in its own bag, Hardoon et al.'s p-value does not."""
@@ -487,7 +528,7 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         greater = np.zeros((X.shape[0], n_classes), dtype=int)
         ties = np.zeros_like(greater)
         for k, model in enumerate(self.models_):
-            new = model.all_scores(X)
+            new = model.all_scores(X, self.calibration_scores_[self.fold_ == k])
             for c in range(n_classes):
                 old = self.calibration_scores_[
                     (self.fold_ == k) & ((self.codes_ == c) | (not self.mondrian))

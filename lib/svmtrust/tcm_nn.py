@@ -85,6 +85,7 @@ from .validation import (
     check_estimator_y,
     check_integer,
     check_n_jobs,
+    check_numeric,
     check_seed,
 )
 
@@ -134,17 +135,21 @@ def strangeness(same, other) -> np.ndarray:
         overflows) is ``+inf``.
     """
     same, other = _check_sums(same, "same"), _check_sums(other, "other")
+    try:
+        np.broadcast_shapes(same.shape, other.shape)
+    except ValueError:
+        raise ValueError(
+            f"other: shape {other.shape} does not broadcast with same's {same.shape}"
+        ) from None
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = same / other
     return np.where(other > 0, ratio, np.where(same > 0, np.inf, 1.0))
 
 
 def _check_sums(values, name: str) -> np.ndarray:
-    """Sums of distances as a float array: numbers, none NaN or negative (``+inf`` allowed)."""
-    try:
-        values = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: expected numbers ({err})") from None
+    """Sums of distances as a float array: numbers (no strings, no booleans), none NaN or
+    negative (``+inf`` allowed)."""
+    values = check_numeric(values, name)
     if np.any(np.isnan(values)) or np.any(values < 0):
         raise ValueError(f"{name}: sums of distances must be non-negative, without NaN")
     return values

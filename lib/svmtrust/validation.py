@@ -26,6 +26,7 @@ __all__ = [
     "check_integer",
     "check_n_jobs",
     "check_kernel_matrix",
+    "check_symmetric",
     "check_seed",
     "check_rng",
     "check_bool",
@@ -81,15 +82,11 @@ def check_array(a, name: str, ndim: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``a`` is not numeric, has the wrong number of dimensions, is empty, or holds NaN or
+        If ``a`` is not numeric (strings, booleans, other objects and complex values are not:
+        :func:`check_numeric`), has the wrong number of dimensions, is empty, or holds NaN or
         infinite values.
     """
-    try:
-        if np.iscomplexobj(a):
-            raise TypeError("complex values")
-        arr = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: expected a numeric array ({err})") from None
+    arr = _numbers(a, name)
     if arr.ndim != ndim:
         raise ValueError(f"{name}: expected {ndim} dimensions, got shape {arr.shape}")
     if arr.size == 0:
@@ -110,12 +107,22 @@ def check_numeric(values, name: str) -> np.ndarray:
     ValueError
         Naming ``name``, if ``values`` holds booleans, strings, other objects or complex values.
     """
+    return _numbers(values, name)
+
+
+def _numbers(values, name: str) -> np.ndarray:
+    """``values`` as float64 if they are integers or floats (:func:`check_numeric`)."""
     try:
-        if np.asarray(values).dtype.kind not in "iuf":
-            raise TypeError
-        return np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected numbers, got {values!r}") from None
+        kind = np.asarray(values).dtype.kind
+    except (TypeError, ValueError) as err:  # ragged nested sequences
+        raise ValueError(f"{name}: expected a numeric array ({err})") from None
+    if kind not in "iuf":
+        what = {"b": "booleans", "U": "strings", "S": "bytes", "c": "complex values"}
+        raise ValueError(
+            f"{name}: expected numbers, got {what.get(kind, 'objects')} "
+            f"(dtype {np.asarray(values).dtype})"
+        )
+    return np.asarray(values, dtype=np.float64)
 
 
 def check_binary_labels(y, name: str = "y", n: int | None = None) -> np.ndarray:
@@ -309,6 +316,18 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
         return mat
     _psd_factor(_symmetrised(mat, name), name)
     return mat
+
+
+def check_symmetric(M, name: str = "M") -> np.ndarray:
+    """Return ``(M + M^T) / 2`` of a finite square matrix symmetric to a relative 1e-10 (the
+    symmetry test of :func:`check_kernel_matrix`, without its Cholesky test).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, if ``M`` is not a finite square matrix or not symmetric.
+    """
+    return _symmetrised(check_kernel_matrix(M, name, full=False), name)
 
 
 def _symmetrised(mat: np.ndarray, name: str) -> np.ndarray:
@@ -665,10 +684,20 @@ def check_augmented_kernel(gram: CheckedGram, cross, new, name: str = "kernel") 
     Raises
     ------
     ValueError
-        As :func:`check_augmented_gram`.
+        As :func:`check_augmented_gram`; naming ``gram`` if it is not a :class:`CheckedGram`,
+        and ``name`` if ``cross`` is not a finite matrix of shape (l, k).
     """
+    if not isinstance(gram, CheckedGram):
+        raise ValueError(f"gram: expected a CheckedGram (check_kernel_gram), got {gram!r}")
     new = _symmetrised(check_kernel_matrix(new, name, full=False), name)
-    V = scipy.linalg.solve_triangular(gram.cholesky, cross, lower=True)
+    cross = check_array(cross, name, ndim=2)
+    expected = (gram.matrix.shape[0], new.shape[0])
+    if cross.shape != expected:
+        raise ValueError(
+            f"{name}: the kernel values between the training set and the new examples have "
+            f"shape {cross.shape}, expected {expected}"
+        )
+    V = scipy.linalg.solve_triangular(gram.cholesky, cross, lower=True, check_finite=False)
     schur = new + gram.shift * np.eye(new.shape[0]) - V.T @ V
     try:
         scipy.linalg.cholesky(schur, lower=True)

@@ -505,6 +505,13 @@ CASES = (
         (EFF + "region_summary", "P 1-D", lambda: efficiency.region_summary(P2[0], [0], 0.1), "P"),
         # the protocol: data and machines
         (P + "load", "unknown data set", lambda: protocol.load("usps"), "name"),
+        (P + "load", "a list of names", lambda: protocol.load(["pima"]), "name"),
+        (
+            P + "draw",
+            "fewer training examples than two a class",
+            lambda: protocol.draw("iris", 2, 10, np.random.default_rng(0)),
+            "n_train",
+        ),
         (P + "svm_params", "unknown data set", lambda: protocol.svm_params("usps"), "name"),
         (P + "machines", "gamma zero", lambda: protocol.machines(0.0, 1.0, 0), "gamma"),
         (P + "machines", "gamma NaN", lambda: protocol.machines(np.nan, 1.0, 0), "gamma"),
@@ -606,6 +613,16 @@ CASES = (
         (P + "band_power", "trials zero", lambda: protocol.band_power(0, 0.1), "trials"),
         (P + "band_power", "eps 0", lambda: protocol.band_power(100, 0.0), "eps"),
         (P + "band_power", "power 1", lambda: protocol.band_power(100, 0.1, 1.0), "power"),
+    ]
+    + [
+        (
+            P + func,
+            f"true label {value}",
+            lambda f=func, v=value: getattr(protocol, f)(ROWS.assign(true=[0, v])),
+            "rows",
+        )
+        for func in ("validity", "efficiency", "forced", "class_errors", "per_trial")
+        for value in (np.nan, 1.5, 2, "1")
     ]
     + [
         case

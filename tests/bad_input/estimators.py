@@ -241,9 +241,9 @@ def _selector_cases():
         ),
         (
             NS + "CrossValidationSelector.fit",
-            "folds above the smaller class",
-            lambda: CrossValidationSelector(**GRID, folds=7).fit(X, Y),
-            "folds",
+            "a class of one example (folds above a class are capped, down to 2)",
+            lambda: CrossValidationSelector(**GRID).fit(X, np.r_[-1.0, np.ones(len(X) - 1)]),
+            "y",
         ),
         (
             NS + "CrossValidationSelector.fit",

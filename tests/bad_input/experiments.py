@@ -39,6 +39,12 @@ CASES = [
         "output",
     ),
     (C + "check_output", "a number", lambda: cli.check_output(3), "output"),
+    (
+        C + "check_output",
+        "a folder where no file can be created",
+        lambda: cli.check_output("/proc/x.csv"),
+        "output",
+    ),
     (C + "check_backend", "unknown backend", lambda: cli.check_backend("ray", None), "backend"),
     (
         C + "check_backend",

@@ -431,6 +431,18 @@ CASES = (
         (M + "transduction.table2_runs", "seed negative", lambda: xr.table2_runs(seed=-1), "seed"),
         (
             M + "transduction.clopper_pearson",
+            "shapes that do not broadcast",
+            lambda: xr.clopper_pearson([1, 2], [3, 4, 5]),
+            "trials",
+        ),
+        (
+            M + "transduction.clopper_pearson",
+            "trials 1e300",
+            lambda: xr.clopper_pearson(1e300, 1e300),
+            "errors",
+        ),
+        (
+            M + "transduction.clopper_pearson",
             "errors above trials",
             lambda: xr.clopper_pearson(5, 3),
             "errors",

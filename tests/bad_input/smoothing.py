@@ -174,7 +174,7 @@ CASES = (
             M + "calibration_p_values",
             "test_scores NaN",
             lambda: conformal.calibration_p_values([1.0, 2.0], [[np.nan, 1.0]]),
-            "new_scores",
+            "test_scores",
         ),
         (
             M + "calibration_p_values",

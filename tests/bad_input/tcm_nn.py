@@ -155,6 +155,14 @@ CASES = [
     ("svmtrust.tcm_nn.strangeness", "NaN sum", lambda: strangeness(np.nan, 1.0), "same"),
     ("svmtrust.tcm_nn.strangeness", "negative sum", lambda: strangeness(1.0, -1.0), "other"),
     ("svmtrust.tcm_nn.strangeness", "a string", lambda: strangeness("far", 1.0), "same"),
+    ("svmtrust.tcm_nn.strangeness", "a string of a number", lambda: strangeness("1", 1.0), "same"),
+    ("svmtrust.tcm_nn.strangeness", "True", lambda: strangeness(1.0, True), "other"),
+    (
+        "svmtrust.tcm_nn.strangeness",
+        "shapes that do not broadcast",
+        lambda: strangeness([1.0, 2.0], [1.0, 2.0, 3.0]),
+        "other",
+    ),
     (
         "svmtrust.tcm_nn.paired_distances",
         "shapes differ",

@@ -3,8 +3,11 @@
 import numpy as np
 import pandas as pd
 from svmtrust import validation as v
+from svmtrust.kernels import linear_kernel
+from svmtrust.optimal_face import canonical_optimum
+from svmtrust.svm import fit_svm
 
-from ._data import NOT_PSD, K, nan
+from ._data import NOT_PSD, SOL, K, Y, nan
 
 M = "svmtrust.validation."
 
@@ -183,5 +186,66 @@ CASES += [
         "augmented matrix not PSD",
         lambda: v.check_augmented_gram(_GRAM, _GRAM.matrix[:, :1], _GRAM.matrix[:1, :1] - 0.5),
         "kernel",
+    ),
+    (
+        M + "check_augmented_kernel",
+        "gram a matrix",
+        lambda: v.check_augmented_kernel(_GRAM.matrix, _GRAM.matrix[:, :1], np.ones((1, 1))),
+        "gram",
+    ),
+    (
+        M + "check_augmented_kernel",
+        "cross short",
+        lambda: v.check_augmented_kernel(_GRAM, _GRAM.matrix[:-1, :1], np.ones((1, 1))),
+        "kernel",
+    ),
+    (
+        M + "check_augmented_kernel",
+        "cross NaN",
+        lambda: v.check_augmented_kernel(_GRAM, nan(_GRAM.matrix[:, :1]), np.ones((1, 1))),
+        "kernel",
+    ),
+    (
+        M + "check_augmented_kernel",
+        "cross of two columns, new of one",
+        lambda: v.check_augmented_kernel(_GRAM, _GRAM.matrix[:, :2], np.ones((1, 1))),
+        "kernel",
+    ),
+]
+
+# Strings and booleans are not numbers: ``numpy.asarray(["1"], dtype=float)`` reads "1" as 1
+# and True as 1; check_array refuses them, and with it every function whose door it is.
+_Q = K * np.outer(Y, Y)
+CASES += [
+    (M + "check_array", "strings of numbers", lambda: v.check_array(["1", "2"], "a", 1), "a"),
+    (M + "check_array", "bytes", lambda: v.check_array([b"1", b"2"], "a", 1), "a"),
+    (M + "check_array", "booleans", lambda: v.check_array([True, False], "a", 1), "a"),
+    (
+        M + "check_array",
+        "objects",
+        lambda: v.check_array(np.array([1.0, 2.0], dtype=object), "a", 1),
+        "a",
+    ),
+    (M + "check_numeric", "a string", lambda: v.check_numeric("1", "value"), "value"),
+    (M + "check_symmetric", "not symmetric", lambda: v.check_symmetric(np.triu(K)), "M"),
+    (M + "check_symmetric", "not square", lambda: v.check_symmetric(K[:, :3], "A"), "A"),
+    (
+        "svmtrust.kernels.linear_kernel",
+        "X strings of numbers",
+        lambda: linear_kernel([["1", "2"]]),
+        "X",
+    ),
+    ("svmtrust.kernels.linear_kernel", "X booleans", lambda: linear_kernel([[True]]), "X"),
+    (
+        "svmtrust.svm.fit_svm",
+        "y strings '1' and '-1'",
+        lambda: fit_svm(K, np.where(Y > 0, "1", "-1")),
+        "y",
+    ),
+    (
+        "svmtrust.optimal_face.canonical_optimum",
+        'd "0"',
+        lambda: canonical_optimum(_Q, -np.ones(Y.size), Y, "0", 1.0, SOL.alpha),
+        "d",
     ),
 ]

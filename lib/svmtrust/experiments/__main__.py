@@ -63,6 +63,9 @@ def check_output(path: str | None) -> Path | None:
     """Return ``path`` as a Path if a CSV file can be written there, else raise ``ValueError``.
 
     The folder must exist and be writable, and ``path`` must not be a folder or a read-only file.
+    Beyond what ``os.access`` says (root passes it almost everywhere), the file is opened for
+    appending, which changes nothing in a file that exists, and a file created by the trial is
+    removed: a folder such as ``/proc``, where no file can be created, is refused before the run.
     """
     if path is None:
         return None
@@ -78,6 +81,15 @@ def check_output(path: str | None) -> Path | None:
         raise ValueError(f"output: {path!r} exists and cannot be written")
     if not os.access(folder, os.W_OK):
         raise ValueError(f"output: the folder {str(folder)!r} cannot be written")
+    existed = out.exists()
+    try:
+        with open(out, "a"):
+            pass
+    except OSError as err:
+        raise ValueError(f"output: {path!r} cannot be written ({err.strerror})") from None
+    if not existed:
+        with contextlib.suppress(OSError):
+            out.unlink()
     return out
 
 

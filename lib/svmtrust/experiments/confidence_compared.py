@@ -173,7 +173,6 @@ def _check_name(name) -> str:
     return name
 
 
-@functools.cache
 def load(name: str) -> tuple[np.ndarray, np.ndarray]:
     """Features min-max scaled to [0, 1] over the whole data set (a map that ignores the labels
     and the draw, so exchangeability is kept), and labels.
@@ -194,7 +193,12 @@ def load(name: str) -> tuple[np.ndarray, np.ndarray]:
     ``pima``, ``breastw`` (Wisconsin original, 683 x 9, 234 duplicated rows), ``votes``
     (232 x 16, 72 duplicated rows), ``segment`` and ``satimage``.
     """
-    name = _check_name(name)
+    return _load(_check_name(name))
+
+
+@functools.cache
+def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`load` of a checked name, read once."""
     if name in KEEL_SETS:
         X, labels, _ = load_table(name)
         y = np.unique(labels, return_inverse=True)[1]
@@ -263,12 +267,20 @@ SPLITTING = (SplitConformalSVM, SplitConformalNearestNeighbours, CrossConformalS
 
 def draw(name: str, n_train: int, n_test: int, rng: np.random.Generator):
     """``(train, test, redraws)``: distinct random positions, each class at least
-    :data:`MIN_PER_CLASS` times in ``train``."""
+    :data:`MIN_PER_CLASS` times in ``train``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``n_train`` if it is below :data:`MIN_PER_CLASS` times the number of classes
+        (no draw could hold every class that often), ``n_test`` if the two sets exceed the
+        data set.
+    """
     _, y = load(name)
-    n_train = check_integer(n_train, "n_train", low=MIN_PER_CLASS)
+    classes = np.unique(y)
+    n_train = check_integer(n_train, "n_train", low=MIN_PER_CLASS * classes.size)
     check_integer(n_test, "n_test", high=y.size - n_train)
     rng = check_rng(rng)
-    classes = np.unique(y)
     redraws = 0
     while True:
         pick = rng.choice(y.size, n_train + n_test, replace=False)
@@ -458,6 +470,19 @@ def _p_matrix(rows: pd.DataFrame, smoothed: bool) -> np.ndarray:
     return rows[[f"{key}{c}" for c in range(n_classes)]].to_numpy()
 
 
+def _p_and_true(rows: pd.DataFrame, smoothed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_p_matrix` and the ``true`` column of rows that share one data set, as class
+    indices; a true label that is not one (NaN, 1.5, ``n_classes``) is refused, not counted as
+    a wrong prediction."""
+    P, true = _p_matrix(rows, smoothed), rows["true"].to_numpy()
+    if true.dtype.kind not in "iuf" or not np.all(np.isin(true, np.arange(P.shape[1]))):
+        raise ValueError(
+            f"rows: the column true must hold class indices 0 ... {P.shape[1] - 1}, "
+            f"found {pd.unique(true)[:5]}"
+        )
+    return P, true.astype(np.int64)
+
+
 def _trial_rows(rows, smoothed) -> pd.DataFrame:
     """The trial stage of the rows of :func:`run` (checked)."""
     rows = _rows(rows, check_bool(smoothed, "smoothed"))
@@ -470,7 +495,7 @@ def _trial_rows(rows, smoothed) -> pd.DataFrame:
 def _groups(trials: pd.DataFrame, smoothed: bool):
     """``(name, machine, group, P, true)`` for every (data, machine) of trial rows."""
     for (name, machine), group in trials.groupby(["data", "machine"], sort=False):
-        yield name, machine, group, _p_matrix(group, smoothed), group["true"].to_numpy()
+        yield name, machine, group, *_p_and_true(group, smoothed)
 
 
 def _strict(machine: str) -> bool:
@@ -551,7 +576,7 @@ def efficiency(
         raise ValueError(f"rows: has no row of stage {stage!r}")
     out = []
     for (name, n, machine), group in part.groupby(["data", "n_train", "machine"], sort=False):
-        P, true = _p_matrix(group, smoothed), group["true"].to_numpy()
+        P, true = _p_and_true(group, smoothed)
         regions = region_summary(P, true, significance, strict=_strict(machine))
         label, confidence, credibility = conformal.confidence_credibility(P)
         out.append(

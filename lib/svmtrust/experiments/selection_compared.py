@@ -856,17 +856,23 @@ def friedman(errors: pd.DataFrame, alpha: float = 0.05) -> dict:
     dict
         ``statistic`` and ``p_value`` (:func:`scipy.stats.friedmanchisquare`, with its tie
         correction), ``ranks`` (Series of average ranks by criterion), ``cd``
-        (:func:`critical_difference`), ``n_blocks``.
+        (:func:`critical_difference`), ``n_blocks``. When every block ties all its criteria
+        the tie correction is 0 / 0 and scipy returns NaN; the rank sums are then all equal,
+        the evidence against "no difference" none, and the test returns ``statistic`` 0 and
+        ``p_value`` 1.
     """
     values = check_array(check_table(errors, "errors"), "errors", 2)
     if values.shape[1] < 3:
         raise ValueError(f"errors: expected 3 criteria (columns) or more, got {values.shape[1]}")
     alpha = check_significance(alpha, "alpha")
-    test = stats.friedmanchisquare(*values.T)
+    if np.all(values == values[:, :1]):  # every block one tie: no evidence of a difference
+        statistic, p_value = 0.0, 1.0
+    else:
+        statistic, p_value = stats.friedmanchisquare(*values.T)
     ranks = pd.Series(stats.rankdata(values, axis=1).mean(axis=0), index=errors.columns)
     return {
-        "statistic": float(test.statistic),
-        "p_value": float(test.pvalue),
+        "statistic": float(statistic),
+        "p_value": float(p_value),
         "ranks": ranks,
         "cd": critical_difference(values.shape[1], values.shape[0], alpha),
         "n_blocks": values.shape[0],

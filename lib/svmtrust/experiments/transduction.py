@@ -443,10 +443,11 @@ def table2_runs(
 
 
 def _counts(values, name: str) -> np.ndarray:
-    """``values`` as a float array of whole, finite numbers, or a ValueError naming ``name``."""
+    """``values`` as a float array of whole numbers up to ``2**53`` (every one exact in
+    float64), or a ValueError naming ``name``."""
     counts = check_numeric(values, name)
-    if not np.all(np.isfinite(counts) & (counts == np.round(counts))):
-        raise ValueError(f"{name}: counts must be finite whole numbers, got {values!r}")
+    if not np.all(np.isfinite(counts) & (counts == np.round(counts)) & (counts <= 2.0**53)):
+        raise ValueError(f"{name}: counts must be whole numbers up to 2**53, got {values!r}")
     return counts
 
 
@@ -457,8 +458,8 @@ def clopper_pearson(errors, trials, level: float = 0.95):
     Parameters
     ----------
     errors, trials : array_like of int
-        Counts (whole numbers, possibly stored as floats), ``1 <= trials < inf`` and
-        ``0 <= errors <= trials``.
+        Counts (whole numbers up to ``2**53``, possibly stored as floats), ``1 <= trials``
+        and ``0 <= errors <= trials``, of shapes that broadcast together.
     level : float
         Confidence level, in (0, 1).
 
@@ -474,11 +475,16 @@ def clopper_pearson(errors, trials, level: float = 0.95):
     """
     level = check_significance(level, "level")
     errors, trials = _counts(errors, "errors"), _counts(trials, "trials")
+    try:
+        errors, trials = np.broadcast_arrays(errors, trials)
+    except ValueError:
+        raise ValueError(
+            f"trials: shape {np.shape(trials)} does not broadcast with errors' {np.shape(errors)}"
+        ) from None
     if not np.all(trials >= 1):
         raise ValueError("trials: every count of trials must be at least 1")
     if not np.all((errors >= 0) & (errors <= trials)):
         raise ValueError("errors: every count of errors must lie in [0, trials]")
-    errors, trials = np.broadcast_arrays(errors, trials)
     intervals = [
         binomtest(int(k), int(m)).proportion_ci(level, method="exact")
         for k, m in zip(errors.ravel(), trials.ravel(), strict=True)
