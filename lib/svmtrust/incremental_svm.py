@@ -707,11 +707,10 @@ class _Addition:
             rows = self._rows(on_margin)
             y_M, alpha_M = y[on_margin], alpha[on_margin]
             A_MM = rows[:, on_margin] * np.outer(y_M, y_M)
-            offset = y_M * values[on_margin] - 1.0 - A_MM @ alpha_M
             moved, exact = minimum_norm_on_face(
-                A_MM, offset, -np.ones(on_margin.size), y_M, alpha_M, C, scale
+                A_MM, -np.ones(on_margin.size), y_M, alpha_M, C, scale
             )
-            if not exact:
+            if moved is None or not exact:
                 return self._retrain()
             change = moved - alpha_M
             # a re-solve of the face's system alone moves the multipliers by rounding: kept

@@ -455,11 +455,10 @@ def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
 
     Steps: (i) an exact optimum by :func:`_active_set_optimum`; (ii) the face ``M``: the indices
     whose reduced gradient is zero (to :data:`EXACT_TOL`, or, when (i) did not end, to ``tol``
-    or ten times the KKT violation of ``x``, whichever is larger); (iii) the minimum-norm
-    solution of the optimality conditions on ``M`` (a bordered system), which is the answer when
-    it lies in the box; (iv) otherwise the same point is found with the bounds: the quadratic
-    program over the face's directions (an active-set method from ``x``, :func:`_box_qp`),
-    refined by (iii) with its active bounds fixed. Finally identical indices of ``M`` get their group's mean, equal to the last bit.
+    or ten times the KKT violation of ``x``, whichever is larger); (iii) the point of smallest
+    norm among the optima, computed on the face alone (:func:`minimum_norm_on_face`: the face's
+    directions, an exact active-set projection from ``x``, the bounds it reaches then held
+    exactly). Finally identical indices of ``M`` get their group's mean, equal to the last bit.
 
     Parameters
     ----------
@@ -502,102 +501,95 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     base = np.where(~on_face & (r < 0), u, 0.0)
     base[face] = x[face]
     if face.size >= 2:
-        A_MM = A[np.ix_(face, face)]
-        offset = A[face] @ base + c[face] - A_MM @ base[face]
         values, moved_exact = minimum_norm_on_face(
-            A_MM, offset, c[face], a[face], base[face], u, scale, exact
+            A[np.ix_(face, face)], c[face], a[face], base[face], u, scale, exact
         )
-        moved = base.copy()
-        moved[face] = values
-        if _same_optimum(A, c, base, moved, scale):
-            base, exact = moved, moved_exact
-        else:  # the face was wider than the rounding allows: keep the optimum found
+        if values is None:  # the face was wider than the rounding allows: keep the optimum
             face = np.flatnonzero(inside)
+        else:
+            base[face], exact = values, moved_exact
     nu = _equality_multiplier(A @ base + c, a, (base > 0) & (base < u), base >= u)
     return FaceOptimum(base, nu, face, exact)
 
 
-def _same_optimum(A, c, x, z, scale) -> bool:
-    """Whether ``z`` has the same ``A x`` and ``c^T x`` as ``x`` (facts 1 of the module notes),
-    to :data:`SOLVE_TOL` of their terms' sizes: a move within the optimal face."""
-    change = z - x
-    moved = np.flatnonzero(change)
-    return bool(
-        np.max(np.abs(A[:, moved] @ change[moved]), initial=0.0) <= SOLVE_TOL * scale
-        and abs(c @ change) <= SOLVE_TOL * max(float(np.abs(c) @ np.abs(x)), 1e-300)
-    )
-
-
-def minimum_norm_on_face(A_MM, offset, c_M, a_M, x_M, u, scale, exact=True):
+def minimum_norm_on_face(A_MM, c_M, a_M, x_M, u, scale, exact=True):
     """Steps (iii)-(iv) of :func:`canonical_optimum` on the face ``M`` alone: the values of
     smallest norm that the optimum's face allows, and whether they are exact.
 
-    Everything the step needs lives on the face: moving ``x_M`` by ``v`` with ``A_MM v = 0``
-    leaves ``A x`` unchanged everywhere (``v^T A_MM v = 0`` and ``A`` positive semi-definite
-    give ``A_{:M} v = 0``), so the conditions off the face stay as they are. Both ways the
-    library reaches an SVM's optimum (a solver's answer made exact, and the path of
+    The face's directions are ``N`` (:func:`_face_directions`: ``A_MM N = 0``, ``a_M^T N = 0``,
+    ``c_M^T N = 0``), and everything the step needs lives on the face: moving ``x_M`` by
+    ``v = N s`` leaves ``A x`` unchanged everywhere (``v^T A_MM v = 0`` and ``A`` positive
+    semi-definite give ``A_{:M} v = 0``), so no condition off the face moves. The point of
+    smallest norm of ``{x_M + N s} intersected with the box`` is found by :func:`_box_qp` and
+    made exact by :func:`_refined` (the bounds it reaches held exactly, the rest a projection).
+    Both ways the library reaches an SVM's optimum (a solver's answer made exact, and the path of
     :mod:`svmtrust.incremental_svm`) end here, with the face decided by the same rule.
 
     Parameters
     ----------
     A_MM : ndarray of shape (m, m)
         The face's block of ``A``.
-    offset : ndarray of shape (m,)
-        ``c_M + A_{M, rest} x_rest``: the gradient on the face less ``A_MM x_M``.
     c_M, a_M, x_M : ndarray of shape (m,)
         The face's entries of ``c``, ``a`` and of the optimum.
     u : float
     scale : float
-        The gradient's scale (:func:`_gradient_scale`), the unit of :data:`EXACT_TOL`.
+        The gradient's scale (:func:`gradient_scale`); the move must keep ``A_MM x_M`` to
+        :data:`SOLVE_TOL` of it.
     exact : bool
-        Whether ``x`` is an exact optimum (then the face's own system is tried first).
+        Whether ``x`` is an exact optimum; the answer is exact when it is and the step is.
 
     Returns
     -------
-    values : ndarray of shape (m,)
+    values : ndarray of shape (m,) or None
+        ``None`` when the move would change ``A_MM x_M`` (the face was taken too wide).
     exact : bool
     """
-    none = np.zeros(x_M.size, dtype=bool)
-    if exact:
-        pinned = _pinned(A_MM, offset, a_M, x_M, u, none, none, scale)
-        if pinned is not None:
-            return _equalise(A_MM, a_M, pinned), True
     N = _face_directions(A_MM, c_M, a_M)
     if N.shape[1] == 0:
-        return x_M, exact
+        return _equalise(A_MM, a_M, x_M), exact
     values = _box_qp(x_M, N, u)
+    refined = _refined(x_M, N, u, values)
+    if refined is not None and np.sum(refined**2) <= np.sum(values**2) * (1.0 + 1e-9):
+        values = refined
+    else:
+        exact = False
+    change = values - x_M
+    if np.max(np.abs(A_MM @ change), initial=0.0) > SOLVE_TOL * scale or abs(
+        c_M @ change
+    ) > SOLVE_TOL * max(float(np.abs(c_M) @ np.abs(x_M)), 1e-300):
+        return None, False
+    return _equalise(A_MM, a_M, values), exact
+
+
+def _refined(x_M, N, u, values):
+    """The point of :func:`minimum_norm_on_face` without the slack of :func:`_box_qp`: the
+    entries of ``values`` at a bound (to :data:`SOLVE_TOL`) held there exactly, the others the
+    projection of the origin onto what the face's directions leave; ``None`` when that point
+    leaves the box or the bounds cannot be held."""
     at_zero = values <= SOLVE_TOL * np.max(values)
-    at_upper = values >= u * (1.0 - SOLVE_TOL) if np.isfinite(u) else none
-    pinned = _pinned(A_MM, offset, a_M, x_M, u, at_zero, at_upper, scale)
-    if pinned is not None and np.sum(pinned**2) <= np.sum(values**2) * (1.0 + 1e-9):
-        return _equalise(A_MM, a_M, pinned), True
-    return _equalise(A_MM, a_M, values), False
-
-
-def _pinned(A_MM, offset, a_M, x_M, u, at_zero, at_upper, scale):
-    """The minimum-norm solution of the optimality conditions on the face with ``at_zero`` and
-    ``at_upper`` (masks) pinned to their bounds and ``a_M^T x_M`` kept; ``None`` unless it lies
-    in the box and meets the face's conditions to :data:`EXACT_TOL`."""
-    point = x_M.copy()
-    point[at_zero], point[at_upper] = 0.0, u
-    free = ~(at_zero | at_upper)
-    if not np.any(free):
+    at_upper = values >= u * (1.0 - SOLVE_TOL) if np.isfinite(u) else np.zeros_like(at_zero)
+    held = at_zero | at_upper
+    target = -(N.T @ x_M)  # the unconstrained minimiser of ||x_M + N s||
+    if not np.any(held):
+        s = target
+    else:
+        rows = N[held]
+        goal = np.where(at_zero, 0.0, u)[held] - x_M[held]
+        particular, *_ = np.linalg.lstsq(rows, goal, rcond=None)
+        if np.max(np.abs(rows @ particular - goal)) > SOLVE_TOL * max(float(np.max(x_M)), 1e-300):
+            return None
+        _, sigma, vt = np.linalg.svd(rows)
+        rank = int(np.sum(sigma > RANK_TOL * max(float(sigma[0]), 1e-300)))
+        Z = vt[rank:].T
+        s = particular + Z @ (Z.T @ (target - particular))
+    point = x_M + N @ s
+    point[at_zero] = 0.0
+    if np.isfinite(u):
+        point[at_upper] = u
+    slack = SOLVE_TOL * max(float(np.max(np.abs(point))), 1e-300)
+    if np.any(point < -slack) or np.any(point > u + slack):
         return None
-    solved = _bordered_solve(
-        A_MM[np.ix_(free, free)],
-        a_M[free],
-        -offset[free] - A_MM[np.ix_(free, ~free)] @ point[~free],
-        a_M @ x_M - a_M[~free] @ point[~free],
-    )
-    if solved is None:
-        return None
-    values, nu = solved
-    slack = SOLVE_TOL * max(float(np.max(np.abs(values))), 1e-300)
-    if np.any(values < -slack) or np.any(values > u + slack):
-        return None
-    point[free] = np.clip(values, 0.0, u)
-    r = A_MM @ point + offset + nu * a_M
-    return point if np.all(np.abs(r) <= EXACT_TOL * scale) else None
+    return np.clip(point, 0.0, u)
 
 
 def _face_directions(A_MM, c_M, a_M):
@@ -629,7 +621,7 @@ def _box_qp(point, N, u) -> np.ndarray:
     :data:`SOLVE_TOL` of its size, so that the start is strictly inside it: at a start where
     more bounds meet than there are directions (95 bounds in 28 directions on a data set with
     conflicting copies) the method would otherwise cycle through steps of length zero. The
-    answer is within that slack of the minimum-norm point; :func:`_pinned` then makes it exact.
+    answer is within that slack of the minimum-norm point; :func:`_refined` then makes it exact.
 
     Raises
     ------
