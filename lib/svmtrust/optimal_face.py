@@ -549,10 +549,10 @@ def minimum_norm_on_face(A_MM, c_M, a_M, x_M, u, scale, exact=True):
         return _equalise(A_MM, a_M, x_M), exact
     values = _box_qp(x_M, N, u)
     refined = _refined(x_M, N, u, values)
-    if refined is not None and np.sum(refined**2) <= np.sum(values**2) * (1.0 + 1e-9):
-        values = refined
-    else:
+    if refined is None:
         exact = False
+    else:
+        values = refined
     change = values - x_M
     if np.max(np.abs(A_MM @ change), initial=0.0) > SOLVE_TOL * scale or abs(
         c_M @ change
@@ -565,28 +565,40 @@ def _refined(x_M, N, u, values):
     """The point of :func:`minimum_norm_on_face` without the slack of :func:`_box_qp`: the
     entries of ``values`` at a bound (to :data:`SOLVE_TOL`) held there exactly, the others the
     projection of the origin onto what the face's directions leave; ``None`` when that point
-    leaves the box or the bounds cannot be held."""
+    leaves the box, the bounds cannot be held, or a bound held has a multiplier of the wrong sign
+    (the projection's KKT conditions: then the point would not be the one of smallest norm)."""
     at_zero = values <= SOLVE_TOL * np.max(values)
     at_upper = values >= u * (1.0 - SOLVE_TOL) if np.isfinite(u) else np.zeros_like(at_zero)
+    # an index whose row of N is rounding (N is orthonormal, rows of norm <= 1) cannot move:
+    # holding it adds nothing, and its tiny row would pose as a constraint
+    movable = np.sqrt(np.sum(N**2, axis=1)) > RANK_TOL**0.5
+    at_zero &= movable
+    at_upper &= movable
     held = at_zero | at_upper
     target = -(N.T @ x_M)  # the unconstrained minimiser of ||x_M + N s||
+    size = max(float(np.max(x_M)), 1e-300)
     if not np.any(held):
         s = target
     else:
         rows = N[held]
         goal = np.where(at_zero, 0.0, u)[held] - x_M[held]
         particular, *_ = np.linalg.lstsq(rows, goal, rcond=None)
-        if np.max(np.abs(rows @ particular - goal)) > SOLVE_TOL * max(float(np.max(x_M)), 1e-300):
+        if np.max(np.abs(rows @ particular - goal)) > SOLVE_TOL * size:
             return None
         _, sigma, vt = np.linalg.svd(rows)
-        rank = int(np.sum(sigma > RANK_TOL * max(float(sigma[0]), 1e-300)))
+        rank = int(np.sum(sigma > RANK_TOL**0.5))
         Z = vt[rank:].T
         s = particular + Z @ (Z.T @ (target - particular))
+        # the certificate of the projection: s - target = rows^T mu, mu >= 0 on the bounds at
+        # zero (they push s up the direction N_i) and <= 0 on those at u
+        mu, *_ = np.linalg.lstsq(rows.T, s - target, rcond=None)
+        sign = np.where(at_zero[held], 1.0, -1.0)
+        if np.max(np.abs(rows.T @ mu - (s - target)), initial=0.0) > SOLVE_TOL * size or np.any(
+            sign * mu < -SOLVE_TOL * size
+        ):
+            return None
     point = x_M + N @ s
-    point[at_zero] = 0.0
-    if np.isfinite(u):
-        point[at_upper] = u
-    slack = SOLVE_TOL * max(float(np.max(np.abs(point))), 1e-300)
+    slack = SOLVE_TOL * size
     if np.any(point < -slack) or np.any(point > u + slack):
         return None
     return np.clip(point, 0.0, u)
