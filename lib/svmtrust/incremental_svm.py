@@ -76,10 +76,10 @@ from .optimal_face import (
     EXACT_TOL,
     IDENTICAL_TOL,
     SOLVE_TOL,
-    gradient_scale,
-    minimum_norm_on_face,
+    _gradient_scale_of,
+    _minimum_norm_on_face,
 )
-from .svm import SOLVERS, SVMSolution, bias_and_margin, check_solution, fit_svm
+from .svm import SOLVERS, SVMSolution, _bias_and_margin, check_solution, fit_svm
 from .validation import (
     check_array,
     check_choice,
@@ -221,7 +221,7 @@ class IncrementalSVM:
         self.status[solution.bounded] = 2
         margin = y * self.decision - 1.0
         self.diagonal = np.diag(self.K).copy()
-        self.tol = EXACT_TOL * gradient_scale(self.diagonal, 1.0, alpha)
+        self.tol = EXACT_TOL * _gradient_scale_of(self.diagonal, 1.0, alpha)
         self.unit = max(float(np.mean(self.diagonal)), np.finfo(float).tiny)
         self.copy_tol = IDENTICAL_TOL * max(float(np.max(self.diagonal)), np.finfo(float).tiny)
         self.free, self.groups = self._copy_groups(solution.free)
@@ -539,7 +539,7 @@ class _Addition:
         # rounding of a margin at the training optimum (alpha_c = 0): the skip and the path's
         # end test g_c against it, and nothing larger (a tolerance that grows with C hid a
         # KKT violation of 4e-4 at C = 1e4)
-        self.tol = EXACT_TOL * gradient_scale(self.diagonal, 1.0, _append(sol.alpha, 0.0))
+        self.tol = EXACT_TOL * _gradient_scale_of(self.diagonal, 1.0, _append(sol.alpha, 0.0))
 
     # -- the routes --------------------------------------------------------------------
 
@@ -681,8 +681,8 @@ class _Addition:
     def _end(self, alpha, values, route: str, events: int) -> Addition:
         """Certify the optimum ``alpha`` and make it canonical, as :func:`svmtrust.svm.fit_svm`
         does with a solver's answer: the same face rule, the same minimum-norm step
-        (:func:`svmtrust.optimal_face.minimum_norm_on_face`), the same bias and margin set
-        (:func:`svmtrust.svm.bias_and_margin`).
+        (:func:`svmtrust.optimal_face._minimum_norm_on_face`), the same bias and margin set
+        (:func:`svmtrust.svm._bias_and_margin`).
 
         ``values`` are the decision values without bias, computed afresh from ``alpha``. The
         certificate is the KKT conditions (K) at the canonical bias to
@@ -691,8 +691,8 @@ class _Addition:
         retrained. The route becomes ``"canonical"`` when the face moved the multipliers.
         """
         y, C = self.labels, self.C
-        scale = gradient_scale(self.diagonal, 1.0, alpha)
-        b, on_margin = bias_and_margin(y, alpha, C, values, scale)
+        scale = _gradient_scale_of(self.diagonal, 1.0, alpha)
+        b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
         margin = y * (values + b) - 1.0
         tol = EXACT_TOL * scale
         at_zero, at_bound = alpha == 0.0, alpha == C
@@ -707,7 +707,7 @@ class _Addition:
             rows = self._rows(on_margin)
             y_M, alpha_M = y[on_margin], alpha[on_margin]
             A_MM = rows[:, on_margin] * np.outer(y_M, y_M)
-            moved, exact = minimum_norm_on_face(
+            moved, exact = _minimum_norm_on_face(
                 A_MM, -np.ones(on_margin.size), y_M, alpha_M, C, scale
             )
             if moved is None or not exact:
@@ -718,7 +718,7 @@ class _Addition:
                 alpha = alpha.copy()
                 alpha[on_margin] = moved
                 values = values + rows.T @ (change * y_M)
-                b, on_margin = bias_and_margin(y, alpha, C, values, scale)
+                b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
                 route = "canonical"
         solution = SVMSolution(
             alpha=alpha,

@@ -39,8 +39,6 @@ from .validation import check_array, check_C, check_kernel_matrix, check_positiv
 __all__ = [
     "FaceOptimum",
     "canonical_optimum",
-    "minimum_norm_on_face",
-    "gradient_scale",
     "equality_multiplier",
     "identical_groups",
 ]
@@ -297,11 +295,11 @@ def sparse_product(A, x) -> np.ndarray:
 
 
 def _gradient_scale(A, c, x) -> float:
-    """:func:`gradient_scale` of ``A``'s diagonal, ``max |c|`` and ``x``."""
-    return gradient_scale(np.diag(A), float(np.max(np.abs(c), initial=0.0)), x)
+    """:func:`_gradient_scale_of` of ``A``'s diagonal, ``max |c|`` and ``x``."""
+    return _gradient_scale_of(np.diag(A), float(np.max(np.abs(c), initial=0.0)), x)
 
 
-def gradient_scale(diagonal, c_max: float, x) -> float:
+def _gradient_scale_of(diagonal, c_max: float, x) -> float:
     """``max(sqrt(max diag A) (sqrt(diag A)^T |x|), max |c|)``: a bound on the size of the
     gradient's terms ``|A| |x|`` before they cancel (``|A_ij| <= sqrt(A_ii A_jj)`` for a
     positive semi-definite ``A``), the unit of every tolerance, in O(n) rather than a pass over
@@ -458,7 +456,7 @@ def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     Steps: (i) an exact optimum by :func:`_active_set_optimum`; (ii) the face ``M``: the indices
     whose reduced gradient is zero (to :data:`EXACT_TOL`, or, when (i) did not end, to ``tol``
     or ten times the KKT violation of ``x``, whichever is larger); (iii) the point of smallest
-    norm among the optima, computed on the face alone (:func:`minimum_norm_on_face`: the face's
+    norm among the optima, computed on the face alone (:func:`_minimum_norm_on_face`: the face's
     directions, an exact active-set projection from ``x``, the bounds it reaches then held
     exactly). Finally identical indices of ``M`` get their group's mean, equal to the last bit.
 
@@ -503,7 +501,7 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     base = np.where(~on_face & (r < 0), u, 0.0)
     base[face] = x[face]
     if face.size >= 2:
-        values, moved_exact = minimum_norm_on_face(
+        values, moved_exact = _minimum_norm_on_face(
             A[np.ix_(face, face)], c[face], a[face], base[face], u, scale, exact
         )
         if values is None:  # the face was wider than the rounding allows: keep the optimum
@@ -514,7 +512,7 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     return FaceOptimum(base, nu, face, exact)
 
 
-def minimum_norm_on_face(A_MM, c_M, a_M, x_M, u, scale, exact=True):
+def _minimum_norm_on_face(A_MM, c_M, a_M, x_M, u, scale, exact=True):
     """Steps (iii)-(iv) of :func:`canonical_optimum` on the face ``M`` alone: the values of
     smallest norm that the optimum's face allows, and whether they are exact.
 
@@ -535,7 +533,7 @@ def minimum_norm_on_face(A_MM, c_M, a_M, x_M, u, scale, exact=True):
         The face's entries of ``c``, ``a`` and of the optimum.
     u : float
     scale : float
-        The gradient's scale (:func:`gradient_scale`); the move must keep ``A_MM x_M`` to
+        The gradient's scale (:func:`_gradient_scale_of`); the move must keep ``A_MM x_M`` to
         :data:`SOLVE_TOL` of it.
     exact : bool
         Whether ``x`` is an exact optimum; the answer is exact when it is and the step is.
@@ -564,7 +562,7 @@ def minimum_norm_on_face(A_MM, c_M, a_M, x_M, u, scale, exact=True):
 
 
 def _refined(x_M, N, u, values):
-    """The point of :func:`minimum_norm_on_face` without the slack of :func:`_box_qp`: the
+    """The point of :func:`_minimum_norm_on_face` without the slack of :func:`_box_qp`: the
     entries of ``values`` at a bound (to :data:`SOLVE_TOL`) held there exactly, the others the
     projection of the origin onto what the face's directions leave; ``None`` when that point
     leaves the box, the bounds cannot be held, or a bound held has a multiplier of the wrong sign

@@ -30,9 +30,9 @@ from .optimal_face import (
     EXACT_TOL,
     FACE_TOL,
     _equality_multiplier,
+    _gradient_scale_of,
     _identical_groups,
     face_optimum,
-    gradient_scale,
     sparse_product,
 )
 from .qp import SolveError, kernel_factor
@@ -55,7 +55,6 @@ __all__ = [
     "categorise",
     "merge_multiplier_ties",
     "canonical_solution",
-    "bias_and_margin",
     "duplicate_groups",
     "check_solution",
     "SOLVERS",
@@ -413,12 +412,12 @@ def _canonical(K, sol: SVMSolution) -> SVMSolution:
 
 def _with_alpha(K, sol: SVMSolution, alpha, exact) -> SVMSolution:
     """``sol`` with the multipliers ``alpha`` (already exactly 0 or C at the bounds), its bias
-    and margin set from :func:`bias_and_margin`."""
+    and margin set from :func:`_bias_and_margin`."""
     support = np.flatnonzero(alpha > 0)
     bounded = np.flatnonzero(alpha == sol.C)
     values = sparse_product(K, alpha * sol.y)
-    scale = gradient_scale(np.diag(K), 1.0, alpha)
-    b, on_margin = bias_and_margin(sol.y, alpha, sol.C, values, scale, exact)
+    scale = _gradient_scale_of(np.diag(K), 1.0, alpha)
+    b, on_margin = _bias_and_margin(sol.y, alpha, sol.C, values, scale, exact)
     return replace(
         sol,
         alpha=alpha,
@@ -432,7 +431,7 @@ def _with_alpha(K, sol: SVMSolution, alpha, exact) -> SVMSolution:
     )
 
 
-def bias_and_margin(y, alpha, C, values, scale, exact=True):
+def _bias_and_margin(y, alpha, C, values, scale, exact=True):
     """The canonical bias and the examples on the margin of an optimum ``alpha``.
 
     The one rule both ways to an SVM's optimum end in (a solver's answer made canonical here,
@@ -452,7 +451,7 @@ def bias_and_margin(y, alpha, C, values, scale, exact=True):
     values : ndarray of shape (n,)
         ``sum_j alpha_j y_j K_ij``: the decision values without the bias.
     scale : float
-        :func:`svmtrust.optimal_face.gradient_scale` at ``alpha``.
+        :func:`svmtrust.optimal_face._gradient_scale_of` at ``alpha``.
     exact : bool
 
     Returns

@@ -31,7 +31,7 @@ and ties at the margin count as equally strange.
 
 **No free support vector, and w = 0.** Without a free support vector the KKT conditions leave
 the bias an interval; the canonical solution takes its midpoint, for the training set plus the
-test example whichever route computed it (:func:`svmtrust.svm.bias_and_margin`), and the margin
+test example whichever route computed it (:func:`svmtrust.svm._bias_and_margin`), and the margin
 set is read at that bias. An SVM whose canonical ``w`` is 0 has no hyperplane: (D) is undefined
 (``||w||^2`` is rounding of either sign), and every example that SVM scores gets strangeness 0.
 Ties are merged within each SVM's distances (:data:`TIE_TOL` of its own largest), before the
@@ -54,12 +54,12 @@ from .one_vs_rest import (
     problem_signs,
     problems,
 )
-from .optimal_face import EXACT_TOL, gradient_scale
+from .optimal_face import EXACT_TOL, _gradient_scale_of
 from .svm import (
     OUTSIDE_MARGIN_TOL,
     SOLVERS,
     SVMSolution,
-    bias_and_margin,
+    _bias_and_margin,
     check_solution,
     fit_svm,
 )
@@ -146,11 +146,11 @@ def _signed_distances(solution: SVMSolution, margins, diagonal) -> np.ndarray:
     convention of the module notes). ``w = 0`` is decided against the rounding of ``||w||^2 =
     sum_i alpha_i y_i (f(x_i) - b)``: :data:`svmtrust.optimal_face.EXACT_TOL` times
     ``sum(alpha)`` times the size of the terms of ``f`` (from ``diagonal``, the Gram matrix's
-    diagonal; :func:`svmtrust.optimal_face.gradient_scale`).
+    diagonal; :func:`svmtrust.optimal_face._gradient_scale_of`).
     """
     alpha = solution.alpha
     w2 = solution.w_norm_squared
-    if w2 <= EXACT_TOL * float(np.sum(alpha)) * gradient_scale(diagonal, 0.0, alpha):
+    if w2 <= EXACT_TOL * float(np.sum(alpha)) * _gradient_scale_of(diagonal, 0.0, alpha):
         return np.zeros(alpha.size)
     return solution.y * margins / np.sqrt(w2)
 
@@ -306,7 +306,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         The training SVM's multipliers are kept when the test example lies outside its margin
         by :data:`svmtrust.svm.OUTSIDE_MARGIN_TOL`: they are then the canonical optimum of the
         augmented bag with a zero multiplier for the test example; the bias and the margin set
-        are those of the augmented bag (:func:`svmtrust.svm.bias_and_margin`: without a free
+        are those of the augmented bag (:func:`svmtrust.svm._bias_and_margin`: without a free
         support vector the test example bounds the bias too). Otherwise the bag is solved
         afresh.
         """
@@ -315,8 +315,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         if signs[n] * (values[n] + base.b) < 1.0 + OUTSIDE_MARGIN_TOL:
             return fit_svm(gram, signs, self.C, self.solver, check_input=False), 1
         alpha = np.r_[base.alpha, 0.0]
-        scale = gradient_scale(np.diag(gram), 1.0, alpha)
-        b, on_margin = bias_and_margin(signs, alpha, base.C, values, scale, base.exact)
+        scale = _gradient_scale_of(np.diag(gram), 1.0, alpha)
+        b, on_margin = _bias_and_margin(signs, alpha, base.C, values, scale, base.exact)
         return replace(base, alpha=alpha, y=signs, b=b, on_margin=on_margin), 0
 
     def bag_strangeness(self, gram, codes) -> np.ndarray:
