@@ -297,8 +297,10 @@ def test_fallback_when_libsvm_answer_violates_kkt(monkeypatch):
     loose = fit_svm(K, y, C, "libsvm", tol=0.5)
     monkeypatch.setattr(svm, "LIBSVM_TOL", 0.5 / max(1.0, C))
     monkeypatch.setattr(optimal_face, "_active_set_optimum", lambda *problem: (problem[5], False))
-    sol = fit_svm(K, y, C, "libsvm")
+    with pytest.warns(svm.InexactWarning, match="could not be made exact"):
+        sol = fit_svm(K, y, C, "libsvm")
     assert (sol.solver, sol.fallback, sol.n_iter) == ("cvxpy", "kkt_violation", loose.n_iter)
+    assert not sol.exact
     assert _margin_violation(K, sol) < 1e-6
 
 
