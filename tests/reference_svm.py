@@ -58,6 +58,10 @@ DISTINCT_REL = 1e-4
 #: The same two bounds for a bag whose SVMs were all polished (exact linear algebra, every KKT
 #: condition met to KKT_REL): the library's own tie rule (about 1e-9) falls inside the band.
 TIE_REL_POLISHED = 1e-10
+#: The transductive SVM merges multipliers within 1e-6 of the bag's largest
+#: (``svmtrust.svm.merge_multiplier_ties``, a chain of neighbours): gaps below 3e-7 are ties,
+#: above 3e-6 distinct, between ambiguous (counted, skipped).
+TSVM_TIE_BANDS = (3e-7, 3e-6)
 DISTINCT_REL_POLISHED = 1e-7
 #: ||w||^2 relative to (sum a)^2 max K_ii: at most W_ZERO_REL means w = 0, at least W_NONZERO_REL
 #: means w != 0, between: ambiguous (every DistanceTCM p-value of that bag is skipped).
@@ -373,11 +377,14 @@ def bag_scores(K: np.ndarray, codes: np.ndarray, n_classes: int, C: float, route
     return BagScores(tsvm, dist, tsvm_scale, dist_scale, ambiguous), solutions
 
 
-def compare(scores, scales, new_score, new_scale, polished=False):
-    """Per score: +1 if greater than the new one, 0 if tied, -1 if smaller, NaN if ambiguous."""
+def compare(scores, scales, new_score, new_scale, polished=False, bands=None):
+    """Per score: +1 if greater than the new one, 0 if tied, -1 if smaller, NaN if ambiguous.
+    ``bands``: (tie, distinct) relative gaps overriding the defaults."""
     tie, distinct = (
         (TIE_REL_POLISHED, DISTINCT_REL_POLISHED) if polished else (TIE_REL, DISTINCT_REL)
     )
+    if bands is not None:
+        tie, distinct = bands
     scale = np.maximum(scales, new_scale)
     gap = scores - new_score
     safe = np.where(scale > 0, scale, 1.0)
@@ -442,7 +449,13 @@ def reference_p_values(X, y, X_test, spec, C, taus=None, route="clarabel"):
                 if amb:
                     continue
                 polished = all(sol.polished for sol in s)
-                cmp = compare(vals[:l], scl[:l], vals[l], scl[l], polished)
+                if mach == "tsvm":
+                    # the transductive SVM's documented tie rule: multipliers within 1e-6 of the
+                    # bag's largest are one (svm.merge_multiplier_ties); a band around it
+                    top = float(np.max(vals))
+                    cmp = compare(vals[:l], top, vals[l], top, bands=TSVM_TIE_BANDS)
+                else:
+                    cmp = compare(vals[:l], scl[:l], vals[l], scl[l], polished)
                 out[(mach, "plain")][t, lab] = p_value(cmp, None)
                 if taus is not None:
                     out[(mach, "smooth")][t, lab] = p_value(cmp, float(taus[t]))

@@ -220,8 +220,8 @@ def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
         free = ~(lower | upper)
         gradient = A @ x + c
         step = _step(A, a, gradient, d - a @ x, free, upper)
-        if step is None:
-            return x, False
+        if step is None:  # the free block's system is too ill-conditioned for a step; the
+            return x, _meets_kkt_exactly(A, c, a, u, x, gradient)  # point may be optimal already
         p, nu, descent = step
         # a step below SOLVE_TOL of x is the noise of an ill-conditioned free block (copies):
         # the conditions below decide, and apply it if the free indices still need it
@@ -247,7 +247,17 @@ def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
         if wrong[worst] <= tol:
             return x, True
         lower[worst] = upper[worst] = False
-    return x, False
+    # out of iterations (cycling on a near-singular kernel): the point may be optimal anyway
+    return x, _meets_kkt_exactly(A, c, a, u, x, A @ x + c)
+
+
+def _meets_kkt_exactly(A, c, a, u, x, gradient) -> bool:
+    """Whether ``x`` meets every KKT condition of (P) to :data:`EXACT_TOL` of the gradient's
+    scale at ``x``, with the multiplier of :func:`equality_multiplier`."""
+    inside = (x > 0) & (x < u)
+    r = gradient + _equality_multiplier(gradient, a, inside, x >= u) * a
+    violation = np.where(inside, np.abs(r), np.where(x <= 0, -r, r))
+    return bool(np.max(violation, initial=0.0) <= EXACT_TOL * _gradient_scale(A, c, x))
 
 
 def _block_pivots(A, c, a, d, u, x, lower, upper, rounds: int = BLOCK_ROUNDS):
