@@ -373,9 +373,7 @@ def _bordered_solve(A_FF, a_F, rhs_top, rhs_last):
     # small singular values does not drop it when A_FF is far from 1 in size. A zero block
     # (every index of F at the origin of the feature space) keeps the border as it is: scaled
     # to nothing, the equality's residual would pass any test.
-    sigma = float(np.max(np.abs(A_FF)))
-    sigma = sigma if sigma > 0 else 1.0
-    system = np.block([[A_FF, sigma * a_F[:, None]], [sigma * a_F[None, :], np.zeros((1, 1))]])
+    system, sigma = _bordered_matrix(A_FF, a_F)
     rhs = np.r_[rhs_top, sigma * rhs_last]
     try:  # a non-singular system (the usual case) by a symmetric factorisation, cheaply
         with warnings.catch_warnings():
@@ -387,6 +385,15 @@ def _bordered_solve(A_FF, a_F, rhs_top, rhs_last):
     if np.max(np.abs(system @ solution - rhs)) > SOLVE_TOL * size:
         return None
     return solution[:-1], sigma * float(solution[-1])
+
+
+def _bordered_matrix(A_FF, a_F):
+    """``[[A_FF, sigma a_F], [sigma a_F^T, 0]]`` and ``sigma``: the border scaled like
+    ``A_FF`` (its largest entry, or 1 for a zero block; see :func:`_bordered_solve`)."""
+    sigma = float(np.max(np.abs(A_FF)))
+    sigma = sigma if sigma > 0 else 1.0
+    system = np.block([[A_FF, sigma * a_F[:, None]], [sigma * a_F[None, :], np.zeros((1, 1))]])
+    return system, sigma
 
 
 def _advance(x, p, free, u, limit):
@@ -589,11 +596,7 @@ def _one_point(A_MM, a_M) -> bool:
     for one object in the last bits, so a test at the machine epsilon would call such a face a
     point for one batch and not for another. About ten times cheaper than the eigendecomposition
     of :func:`_face_directions`, which runs when this test fails."""
-    m = a_M.size
-    system = np.zeros((m + 1, m + 1))
-    system[:m, :m] = A_MM
-    sigma = max(float(np.max(np.abs(A_MM))), np.finfo(float).tiny)
-    system[:m, m] = system[m, :m] = sigma * a_M
+    system, _ = _bordered_matrix(A_MM, a_M)
     factor, pivots, info = scipy.linalg.lapack.dsytrf(system)
     if info != 0:
         return False

@@ -337,8 +337,7 @@ def canonical_solution(
 
     The step :func:`fit_svm` applies to a solver's answer (:func:`_canonical`): the minimum-norm
     point of the optimal face through ``alpha`` (:func:`svmtrust.optimal_face.canonical_optimum`),
-    with the bias from the KKT conditions. :mod:`svmtrust.incremental_svm` calls it on the
-    optimum its path reaches when the face has more than one point.
+    with the bias from the KKT conditions: for an optimum found by any other means.
 
     Parameters
     ----------
