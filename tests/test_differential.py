@@ -28,8 +28,11 @@ Run ``pytest tests/test_differential.py -s`` to see the summary table.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from svmtrust.svm import InexactWarning
 from svmtrust.svm_distance import DistanceTCM
 from svmtrust.transduction import TransductiveSVM
 
@@ -210,6 +213,7 @@ class Stats:
         self.disagreements = []  # (seed, machine, variant, method, t, label, p_lib, p_ref)
         self.invariance = []  # library-only failures: (seed, what)
         self.errors = []  # library exceptions: (seed, machine, variant, method, message)
+        self.warned = 0  # problems on which the library said it could not be exact
         self.polished = 0
         self.svms = 0
         self.worst_gap = 0.0
@@ -275,11 +279,17 @@ def run_problem(problem, seed, stats):
                                 stats.unsure += 1
             if len(got) == 2 and not np.array_equal(got["incremental"], got["retrain"]):
                 stats.invariance.append((seed, f"{machine} {variant}: incremental != retrain"))
-    library_invariance(problem, seed, stats)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InexactWarning)
+        library_invariance(problem, seed, stats)
+    if any(issubclass(w.category, InexactWarning) for w in caught):
+        stats.warned += 1  # the library said its optimum is not exact: no invariance promised
+        stats.invariance = [v for v in stats.invariance if v[0] != seed]
 
 
 def library_invariance(problem, seed, stats):
-    """Training order and batching must not move any p-value (library alone)."""
+    """Training order and batching must not move any p-value (library alone), unless the
+    library warns that an optimum could not be made exact (``InexactWarning``)."""
     X, y, X_test, spec, C = problem
     params = library_params(spec, C)
     order = np.random.default_rng(seed + 1000).permutation(len(y))
@@ -311,13 +321,13 @@ def summary_table():
         return
     head = (
         f"{'structure':<12} {'problems':>8} {'p cmp':>6} {'skip':>5} {'unsure':>6} "
-        f"{'disagree':>8} {'invar':>5} {'errors':>6} {'polish':>9} {'stage2':>8} {'kkt':>8}"
+        f"{'disagree':>8} {'invar':>5} {'errors':>6} {'warned':>6} {'polish':>9} {'stage2':>8} {'kkt':>8}"
     )
     print("\n" + head)
     for name, s in SUMMARY.items():
         print(
             f"{name:<12} {s.problems:>8} {s.p_compared:>6} {s.skipped:>5} {s.unsure:>6} "
-            f"{len(s.disagreements):>8} {len(s.invariance):>5} {len(s.errors):>6} "
+            f"{len(s.disagreements):>8} {len(s.invariance):>5} {len(s.errors):>6} {s.warned:>6} "
             f"{s.polished:>4}/{s.svms:<4} {s.worst_gap:>8.1e} {s.worst_kkt:>8.1e}"
         )
 
@@ -345,6 +355,31 @@ def test_differential(structure):
     print("\n".join(lines))
     assert stats.skipped + stats.unsure <= 0.05 * (stats.p_compared + stats.skipped + stats.unsure)
     assert not stats.disagreements and not stats.invariance and not stats.errors, "\n".join(lines)
+
+
+#: Problems of a 4x stress run (seeds past the suite's) that once disagreed: C = 1e-4, where
+#: Clarabel stops short (the reference declines the bags); RBF gamma 2.8e-5 and 2.5e-5 on
+#: standardised data, kernels whose eigenvalues fall steadily to 1e-17 of the largest: the
+#: reference's polish fails (its tie band widens to Clarabel's accuracy), and on 106031 the
+#: optimum's face is decided by rounding (the library warns).
+STRESS_SEEDS = {"C_range": [105013], "kernels": [106029, 106031]}
+
+
+@pytest.mark.parametrize("structure", list(STRESS_SEEDS))
+def test_stress_regressions(structure):
+    stats = Stats()
+    for seed in STRESS_SEEDS[structure]:
+        run_problem(STRUCTURES[structure][0](np.random.default_rng(seed)), seed, stats)
+    assert not stats.disagreements and not stats.invariance and not stats.errors
+
+
+def test_rank_decided_by_rounding_warns():
+    """Seed 106031's bag: the optimum's face depends on the kernel's numerical rank, which
+    rounding decides; the library says so rather than return one choice as exact."""
+    X, y, X_test, spec, C = gen_kernels(np.random.default_rng(106031))
+    model = TransductiveSVM(**library_params(spec, C)).fit(X, y)
+    with pytest.warns(InexactWarning):
+        model.predict_p(X_test)
 
 
 # ---------------------------------------------------------------- the review's reproducers

@@ -76,6 +76,12 @@ ONE_POINT_RCOND = 1e-10
 #: are identical (:func:`identical_groups`): copies of one example differ only by rounding.
 IDENTICAL_TOL = 1e-10
 
+#: An eigenvalue of a face's block above the rounding cut-off of :func:`_null_directions` but
+#: within this factor of it may be a zero that rounding lifted, or a true curvature that
+#: rounding nearly erased: the face's extent, and so the canonical point, is then not decided
+#: by the stored matrix (:func:`_rank_ambiguous`).
+RANK_AMBIGUITY = 1e3
+
 
 class FaceOptimum:
     """The canonical optimum of (P) and the indices of its face.
@@ -417,12 +423,12 @@ def _advance(x, p, free, u, limit):
     return np.clip(x, 0.0, u), None
 
 
-def _null_directions(A_FF, a_F) -> np.ndarray:
+def _null_directions(A_FF, a_F, eig=None) -> np.ndarray:
     """Orthonormal basis of ``{v : A_FF v = 0, a_F^T v = 0}`` (eigenvalues of ``A_FF`` up to the
-    rounding of an eigendecomposition count as zero)."""
-    eigvals, eigvecs = np.linalg.eigh(A_FF)
-    cut = np.finfo(float).eps * A_FF.shape[0] * max(float(eigvals[-1]), 0.0)
-    null = eigvecs[:, eigvals <= max(cut, 0.0)]
+    rounding of an eigendecomposition count as zero); ``eig``: ``A_FF``'s eigendecomposition
+    when the caller has it."""
+    eigvals, eigvecs = np.linalg.eigh(A_FF) if eig is None else eig
+    null = eigvecs[:, eigvals <= _rounding_cut(eigvals)]
     if null.shape[1] == 0:
         return null
     coupling = a_F @ null
@@ -567,10 +573,13 @@ def _minimum_norm_on_face(A_MM, c_M, a_M, x_M, u, scale, exact=True):
     values : ndarray of shape (m,) or None
         ``None`` when the move would change ``A_MM x_M`` (the face was taken too wide).
     exact : bool
+        False also when the face's extent is decided by rounding (:func:`_rank_ambiguous`):
+        the point is then the canonical one of the matrix as rounded, not of the data.
     """
     if _one_point(A_MM, a_M):
         return x_M, exact
-    N = _face_directions(A_MM, c_M, a_M)
+    N, ambiguous = _face_directions(A_MM, c_M, a_M)
+    exact = exact and not ambiguous
     if N.shape[1] == 0:
         return _equalise(A_MM, a_M, x_M), exact
     values = _box_qp(x_M, N, u)
@@ -648,17 +657,34 @@ def _refined(x_M, N, u, values):
     return np.clip(point, 0.0, u)
 
 
+def _rounding_cut(eigvals) -> float:
+    """Eigenvalues at or below this are zeros of the matrix, up to its eigendecomposition's
+    rounding (``n`` machine epsilons of the largest)."""
+    return max(np.finfo(float).eps * eigvals.size * max(float(eigvals[-1]), 0.0), 0.0)
+
+
+def _rank_ambiguous(eigvals) -> bool:
+    """Whether an eigenvalue lies above the rounding cut-off but within :data:`RANK_AMBIGUITY`
+    of it: a matrix whose numerical rank rounding decides (an RBF kernel with gamma 1e-5 on
+    standardised data has eigenvalues falling steadily from 1 to 1e-17 of the largest)."""
+    cut = _rounding_cut(eigvals)
+    return bool(np.any((eigvals > cut) & (eigvals <= RANK_AMBIGUITY * cut)))
+
+
 def _face_directions(A_MM, c_M, a_M):
     """Orthonormal directions along which the optimal face extends: ``N`` with ``A_MM N = 0``,
-    ``a_M^T N = 0`` and ``c_M^T N = 0`` (the last keeps the objective)."""
-    N = _null_directions(A_MM, a_M)
+    ``a_M^T N = 0`` and ``c_M^T N = 0`` (the last keeps the objective); and whether the
+    face's extent is decided by rounding (:func:`_rank_ambiguous`)."""
+    eig = np.linalg.eigh(A_MM)
+    ambiguous = _rank_ambiguous(eig[0])
+    N = _null_directions(A_MM, a_M, eig)
     if N.shape[1] == 0:
-        return N
+        return N, ambiguous
     coupling = c_M @ N
     if np.max(np.abs(coupling)) <= 1e-12 * max(float(np.max(np.abs(c_M))), 1e-300):
-        return N
+        return N, ambiguous
     _, _, vt = np.linalg.svd(coupling[None, :])
-    return N @ vt[1:].T
+    return N @ vt[1:].T, ambiguous
 
 
 def _box_qp(point, N, u) -> np.ndarray:

@@ -306,7 +306,8 @@ def fit_svm(
             InexactWarning(
                 f"fit_svm: the optimum (n = {y.size}, C = {C!r}) could not be made exact; "
                 f"its KKT violation is {_kkt_violation(K, sol):.2e} in margin units, and its "
-                "multipliers keep the solver's accuracy (SVMSolution.exact is False)"
+                "multipliers keep the solver's accuracy, or the kernel's numerical rank on the "
+                "optimal face is decided by rounding (SVMSolution.exact is False)"
             ),
             stacklevel=2,
         )
@@ -315,8 +316,11 @@ def fit_svm(
 
 class InexactWarning(UserWarning):
     """:func:`fit_svm` returned an optimum it could not make exact (``SVMSolution.exact`` is
-    False): its multipliers keep the solver's accuracy, and p-values built on them may depend on
-    the solver and the order of the examples. Not seen on the book's data; raised, not hidden."""
+    False): its multipliers keep the solver's accuracy, or the optimal face's block of the kernel
+    has an eigenvalue so close to rounding that whether the face extends along it is rounding's
+    choice (an RBF kernel with gamma 2.5e-5 on standardised data). p-values built on such an
+    optimum may depend on the solver and the order of the examples. Not seen on the book's data;
+    raised, not hidden."""
 
 
 def _small_box_applies(K, C) -> bool:
