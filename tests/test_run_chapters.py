@@ -1,0 +1,60 @@
+"""tools/run_chapters.py, which executes each chapter once for `make test`: it must fail where
+nbval fails (a cell that raises, a checked output that changed), pass where nbval passes, and
+leave the executed notebook where the book's build finds it."""
+
+import importlib.util
+from pathlib import Path
+
+import nbformat
+from jupyter_cache import get_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("run_chapters", ROOT / "tools" / "run_chapters.py")
+run_chapters = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(run_chapters)
+
+
+def _notebook(path, stored: str, extra: str = "print('unchecked', 2)"):
+    """A two-cell chapter: a checked cell printing 0.125 (stored output ``stored``), then
+    ``extra``."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    checked = nbformat.v4.new_code_cell(
+        "# NBVAL_CHECK_OUTPUT\nimport sys\nprint(0.125)\nprint('a', end='')\nprint('b')",
+        execution_count=1,
+        outputs=[nbformat.v4.new_output("stream", name="stdout", text=stored)],
+    )
+    nb.cells = [checked, nbformat.v4.new_code_cell(extra)]
+    nbformat.write(nb, path)
+    return path
+
+
+def test_matching_outputs_pass_and_changed_ones_fail(tmp_path):
+    path = _notebook(tmp_path / "good.ipynb", "0.125\nab\n")
+    text, seconds, error = run_chapters.execute(path)
+    assert error is None and seconds > 0
+    executed = nbformat.reads(text, as_version=4)
+    assert run_chapters.differences(nbformat.read(path, 4), executed) == []
+    changed = _notebook(tmp_path / "changed.ipynb", "0.126\nab\n")
+    found = run_chapters.differences(nbformat.read(changed, 4), executed)
+    assert len(found) == 1 and "code cell 1" in found[0]
+
+
+def test_a_cell_that_raises_is_an_error(tmp_path):
+    path = _notebook(tmp_path / "raises.ipynb", "0.125\nab\n", extra="1 / 0")
+    _, _, error = run_chapters.execute(path)
+    assert error is not None and "ZeroDivisionError" in error
+
+
+def test_executed_chapter_is_found_by_the_build(tmp_path, monkeypatch):
+    monkeypatch.setattr(run_chapters, "CACHE", tmp_path / "cache")
+    path = _notebook(tmp_path / "cached.ipynb", "0.125\nab\n")
+    text, _, _ = run_chapters.execute(path)
+    run_chapters.cache_executed(path, nbformat.reads(text, as_version=4))
+    cache = get_cache(str(tmp_path / "cache"))
+    _, merged = cache.merge_match_into_notebook(nbformat.read(path, 4))
+    assert merged.cells[1].outputs[0]["text"] == "unchecked 2\n"

@@ -1,0 +1,142 @@
+"""Execute every chapter once: check its outputs as nbval does, and hand them to the book build.
+
+``make test`` used to run each chapter twice, once under nbval and once in the book's build.
+This tool executes each chapter once, with the executor the build itself uses
+(``jupyter_cache``'s ``single_nb_execution``, in the chapter's folder, a cell timeout of
+:data:`TIMEOUT` seconds), two chapters at a time on a two-core machine, and then
+
+1. checks it as ``pytest --nbval-lax`` does: no cell may raise, and every code cell marked
+   ``# NBVAL_CHECK_OUTPUT`` must print what the committed notebook stores (streams of one name
+   merged, the fields nbval skips skipped: metadata, execution counts, images);
+2. stores the executed notebook in the build's execution cache (``_build/.jupyter_cache``,
+   keyed by the hash of the notebook's code), where ``jupyter-book build`` then finds it
+   ("Using cached notebook") instead of executing the chapter again.
+
+Usage: ``python tools/run_chapters.py [--jobs N] [NOTEBOOK ...]`` (default: every
+``book/*.ipynb``, two jobs). It prints one line per chapter with its time and exits 1 if a
+chapter fails. A chapter that differs from its committed outputs is not cached, so the build
+that follows executes it again and a reader sees what was computed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import nbformat
+from jupyter_cache import get_cache
+from jupyter_cache.base import CacheBundleIn
+from jupyter_cache.executors.utils import single_nb_execution
+from nbval.plugin import coalesce_streams
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+CACHE = ROOT / "_build" / ".jupyter_cache"
+CHECK = "# NBVAL_CHECK_OUTPUT"
+#: Seconds allowed to one cell, as in _config.yml (execute.timeout) and the Makefile's nbval.
+TIMEOUT = 900
+#: The chapters that take longest, first: with two workers the longest chapter starts at once
+#: and the short ones fill the other core (the rest follow in name order).
+SLOWEST_FIRST = ("span", "transduction", "confidence_compared", "selection_compared", "tcm_nn")
+#: Output fields nbval does not compare (its defaults, without nbdime).
+SKIP = {
+    "metadata",
+    "traceback",
+    "prompt_number",
+    "output_type",
+    "name",
+    "execution_count",
+    "application/vnd.jupyter.widget-view+json",
+    "image/png",
+    "image/jpeg",
+}
+
+
+def execute(path: Path) -> tuple[dict, float, str | None]:
+    """Execute one chapter in its folder; return the executed notebook, the seconds it took and
+    the error (``None`` on success)."""
+    os.environ["SVMTRUST_PROGRESS"] = "0"  # as book/conftest.py and the build: no bars
+    notebook = nbformat.read(path, as_version=4)
+    result = single_nb_execution(
+        notebook, cwd=str(path.parent), timeout=TIMEOUT, allow_errors=False
+    )
+    error = None if result.err is None else result.exc_string or repr(result.err)
+    return nbformat.writes(notebook), result.time, error
+
+
+def _fields(outputs) -> dict[str, list]:
+    """nbval's view of a cell's outputs: streams merged by name, every compared field (the
+    mime types of ``data`` flattened) mapped to its values in order."""
+    fields: dict[str, list] = {}
+    for output in coalesce_streams(copy.deepcopy(list(outputs))):
+        if output["output_type"] == "stream":
+            output = {output["name"]: output["text"]}
+        for key, value in output.items():
+            if key == "data":
+                for mime, content in value.items():
+                    if mime not in SKIP:
+                        fields.setdefault(mime, []).append(content)
+            elif key not in SKIP:
+                fields.setdefault(key, []).append(value)
+    return fields
+
+
+def differences(stored, executed) -> list[str]:
+    """The checked cells whose executed outputs differ from the stored ones, as nbval judges
+    them (a cell stored without an execution count is not compared)."""
+    found = []
+    code = [c for c in stored.cells if c.cell_type == "code"]
+    ran = [c for c in executed.cells if c.cell_type == "code"]
+    for number, (old, new) in enumerate(zip(code, ran), start=1):
+        if CHECK not in old.source or old.get("execution_count") is None:
+            continue
+        want, got = _fields(old.outputs), _fields(new.outputs)
+        if want != got:
+            found.append(f"code cell {number}: stored {want!r}\n    computed {got!r}")
+    return found
+
+
+def cache_executed(path: Path, executed) -> None:
+    """Store an executed chapter where ``jupyter-book build`` looks for it."""
+    cache = get_cache(str(CACHE))
+    record = cache.add_nb_to_project(str(path))
+    cache.cache_notebook_bundle(
+        CacheBundleIn(executed, record.uri), check_validity=False, overwrite=True
+    )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    paths = [p.resolve() for p in args.notebooks] or sorted(BOOK.glob("*.ipynb"))
+    paths.sort(key=lambda p: SLOWEST_FIRST.index(p.stem) if p.stem in SLOWEST_FIRST else 99)
+    failed = 0
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(execute, path): path for path in paths}
+        for future in as_completed(futures):
+            path = futures[future]
+            text, seconds, error = future.result()
+            executed = nbformat.reads(text, as_version=4)
+            problems = [error] if error else differences(nbformat.read(path, 4), executed)
+            if problems:
+                failed += 1
+                print(f"FAILED {path.name} ({seconds:.0f} s)", *problems, sep="\n  ", flush=True)
+                continue
+            cache_executed(path, executed)
+            print(f"passed {path.name} ({seconds:.0f} s)", flush=True)
+    print(
+        f"{len(paths) - failed} of {len(paths)} chapters passed in {time.perf_counter() - start:.0f} s"
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
