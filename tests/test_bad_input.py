@@ -31,6 +31,7 @@ from tests import bad_input
 NO_INPUT = {
     "svmtrust.qp.SolveError": "an exception class, raised by the library",
     "svmtrust.svm.InexactWarning": "a warning class, issued by fit_svm",
+    "svmtrust.validation.psd_by_construction": "a predicate: any object, False unless marked",
     "svmtrust.span.LeaveOneOut": "a result record built by leave_one_out",
     "svmtrust.discrepancy.Representation": "a result record built by represent",
     "svmtrust.discrepancy.PeelingRun": "a result record built by peel",

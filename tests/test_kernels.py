@@ -117,3 +117,44 @@ def test_rbf_is_exactly_invariant_to_power_of_two_rescaling(power):
     c = 2.0**power
     assert np.array_equal(rbf_kernel(c * X, c * Z, 0.3 / c**2), rbf_kernel(X, Z, 0.3))
     assert np.array_equal(rbf_kernel(c * X, gamma=0.3 / c**2), rbf_kernel(X, gamma=0.3))
+
+
+def test_psd_by_construction_marks_only_the_library_kernels():
+    """Estimators skip the PSD proof for the library's kernels (validation.psd_by_construction)
+    and keep it for any other callable, even one built from a library kernel."""
+    import functools
+
+    from svmtrust.kernels import named_kernel
+    from svmtrust.validation import check_kernel_gram, psd_by_construction
+
+    X = np.random.default_rng(0).normal(size=(12, 3))
+    for kernel in ("linear", "rbf", "poly"):
+        assert psd_by_construction(named_kernel(kernel, X, gamma=0.5, coef0=1.0))
+    assert psd_by_construction(rbf_kernel) and psd_by_construction(polynomial_kernel)
+    assert not psd_by_construction(functools.partial(rbf_kernel, gamma=2.0))
+    assert not psd_by_construction(lambda A, B: A @ B.T)
+    built_in = check_kernel_gram(named_kernel("rbf", X, gamma=0.5), X)
+    proved = check_kernel_gram(functools.partial(rbf_kernel, gamma=0.5), X)
+    assert built_in.cholesky is None and proved.cholesky is not None
+    np.testing.assert_array_equal(
+        built_in.matrix, proved.matrix
+    )  # the same Gram matrix, bit for bit
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        check_kernel_gram(lambda A, B: -(A @ B.T), X)
+
+
+def test_predictions_do_not_depend_on_the_psd_proof():
+    """A named kernel (no proof) and the same kernel as a user's callable (proved) give the
+    same p-values, bit for bit."""
+    import functools
+
+    from svmtrust.transduction import TransductiveSVM
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] + 0.3 * rng.normal(size=30) > 0).astype(int)
+    X_test = rng.normal(size=(4, 2))
+    named = TransductiveSVM(kernel="rbf", gamma=0.7, C=2.0).fit(X, y).predict_p(X_test)
+    user = functools.partial(rbf_kernel, gamma=0.7)
+    proved = TransductiveSVM(kernel=user, C=2.0).fit(X, y).predict_p(X_test)
+    np.testing.assert_array_equal(named, proved)

@@ -25,6 +25,13 @@ __all__ = [
 KERNEL_NAMES = ("linear", "poly", "rbf")
 
 
+def _psd(kernel):
+    """Mark a kernel of this module as positive semi-definite by construction
+    (:func:`svmtrust.validation.psd_by_construction`): estimators then skip the proof."""
+    kernel.psd_by_construction = True
+    return kernel
+
+
 def _pair(X, Z):
     """Validate ``X`` and ``Z`` (``Z`` defaults to ``X``) and check their widths agree."""
     X = check_array(X, "X", ndim=2)
@@ -70,6 +77,7 @@ def _symmetrise_if_square(K, same):
     return (K + K.T) / 2.0 if same else K
 
 
+@_psd
 def linear_kernel(X, Z=None):
     """Linear kernel ``k(x, z) = x . z``.
 
@@ -89,6 +97,7 @@ def linear_kernel(X, Z=None):
     return _symmetrise_if_square(_finite(K, "inner products"), Z is None)
 
 
+@_psd
 def polynomial_kernel(X, Z=None, degree=3, scale=1.0):
     """Homogeneous polynomial kernel ``k(x, z) = (x . z)^degree / scale``.
 
@@ -117,6 +126,7 @@ def polynomial_kernel(X, Z=None, degree=3, scale=1.0):
     return _symmetrise_if_square(_finite(K, "kernel values"), Z is None)
 
 
+@_psd
 def rbf_kernel(X, Z=None, gamma=1.0):
     """Gaussian (RBF) kernel ``k(x, z) = exp(-gamma ||x - z||^2)``.
 
@@ -198,7 +208,7 @@ def named_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0):
         gamma = 1.0 / (X.shape[1] * spread) if spread > 0 else 1.0
     gamma = check_positive(gamma, "gamma")
     if kernel == "rbf":
-        return functools.partial(rbf_kernel, gamma=gamma)
+        return _psd(functools.partial(rbf_kernel, gamma=gamma))
     degree = check_integer(degree, "degree")
     try:
         coef0 = float(coef0)
@@ -206,4 +216,6 @@ def named_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0):
         raise ValueError(f"coef0: expected a number, got {coef0!r}") from None
     if not (np.isfinite(coef0) and coef0 >= 0):
         raise ValueError(f"coef0: must be finite and at least 0, got {coef0!r}")
-    return functools.partial(_inhomogeneous_polynomial, gamma=gamma, degree=degree, coef0=coef0)
+    return _psd(
+        functools.partial(_inhomogeneous_polynomial, gamma=gamma, degree=degree, coef0=coef0)
+    )
