@@ -23,15 +23,23 @@ route (stage 2 without the polish, and brute force over active sets when the bag
 The library alone must also give the same p-values for every training order, in one batch or
 one test object per call, and with either method.
 
-Run ``pytest tests/test_differential.py -s`` to see the summary table.
+A seeded run of every structure is followed by more problems whose seeds hypothesis draws
+(derandomised: the same on every run), the stress cases that once disagreed, and the review's
+reproducers. Run ``pytest tests/test_differential.py -s`` to see the summary table, with the
+routes (``Addition.route``) the incremental additions took.
 """
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from svmtrust import incremental_svm
 from svmtrust.svm import InexactWarning
 from svmtrust.svm_distance import DistanceTCM
 from svmtrust.transduction import TransductiveSVM
@@ -214,6 +222,7 @@ class Stats:
         self.invariance = []  # library-only failures: (seed, what)
         self.errors = []  # library exceptions: (seed, machine, variant, method, message)
         self.warned = 0  # problems on which the library said it could not be exact
+        self.routes = Counter()  # additions of the incremental route, by Addition.route
         self.polished = 0
         self.svms = 0
         self.worst_gap = 0.0
@@ -314,6 +323,23 @@ def library_invariance(problem, seed, stats):
 SUMMARY = {}
 
 
+@contextlib.contextmanager
+def counting_routes(counter: Counter):
+    """Count the routes (``Addition.route``) of every incremental addition made inside."""
+    original = incremental_svm._Addition.run
+
+    def run(self):
+        addition = original(self)
+        counter[addition.route] += 1
+        return addition
+
+    incremental_svm._Addition.run = run
+    try:
+        yield
+    finally:
+        incremental_svm._Addition.run = original
+
+
 @pytest.fixture(scope="module", autouse=True)
 def summary_table():
     yield
@@ -321,14 +347,16 @@ def summary_table():
         return
     head = (
         f"{'structure':<12} {'problems':>8} {'p cmp':>6} {'skip':>5} {'unsure':>6} "
-        f"{'disagree':>8} {'invar':>5} {'errors':>6} {'warned':>6} {'polish':>9} {'stage2':>8} {'kkt':>8}"
+        f"{'disagree':>8} {'invar':>5} {'errors':>6} {'warned':>6} {'polish':>9} {'stage2':>8} "
+        f"{'kkt':>8}  routes"
     )
     print("\n" + head)
     for name, s in SUMMARY.items():
         print(
             f"{name:<12} {s.problems:>8} {s.p_compared:>6} {s.skipped:>5} {s.unsure:>6} "
             f"{len(s.disagreements):>8} {len(s.invariance):>5} {len(s.errors):>6} {s.warned:>6} "
-            f"{s.polished:>4}/{s.svms:<4} {s.worst_gap:>8.1e} {s.worst_kkt:>8.1e}"
+            f"{s.polished:>4}/{s.svms:<4} {s.worst_gap:>8.1e} {s.worst_kkt:>8.1e}  "
+            + " ".join(f"{route} {s.routes[route]}" for route in incremental_svm.ROUTES)
         )
 
 
@@ -336,10 +364,11 @@ def summary_table():
 def test_differential(structure):
     generator, count = STRUCTURES[structure]
     stats = Stats()
-    for k in range(count):
-        seed = 1000 * (list(STRUCTURES).index(structure) + 1) + k
-        problem = generator(np.random.default_rng(seed))
-        run_problem(problem, seed, stats)
+    with counting_routes(stats.routes):
+        for k in range(count):
+            seed = 1000 * (list(STRUCTURES).index(structure) + 1) + k
+            problem = generator(np.random.default_rng(seed))
+            run_problem(problem, seed, stats)
     SUMMARY[structure] = stats
     lines = [
         f"{structure}: {stats.problems} problems, {stats.p_compared} p-values compared, "
@@ -370,6 +399,16 @@ def test_stress_regressions(structure):
     stats = Stats()
     for seed in STRESS_SEEDS[structure]:
         run_problem(STRUCTURES[structure][0](np.random.default_rng(seed)), seed, stats)
+    assert not stats.disagreements and not stats.invariance and not stats.errors
+
+
+@settings(max_examples=14, deadline=None, derandomize=True)
+@given(structure=st.sampled_from(list(STRUCTURES)), seed=st.integers(200_000, 2**31 - 1))
+def test_differential_drawn_by_hypothesis(structure, seed):
+    """More problems of every structure, their seeds drawn by hypothesis (derandomised, so the
+    same ones on every run): the same comparison, no disagreement, invariance failure or error."""
+    stats = Stats()
+    run_problem(STRUCTURES[structure][0](np.random.default_rng(seed)), seed, stats)
     assert not stats.disagreements and not stats.invariance and not stats.errors
 
 
