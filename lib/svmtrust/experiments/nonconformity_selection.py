@@ -222,7 +222,7 @@ def evaluate_fold(
     """The three methods on one outer fold.
 
     ``baselines=False`` runs the nonconformity selector alone and returns its row only (the
-    same row: the baselines draw nothing it uses; tests/test_recorded_runs.py recomputes it).
+    same row: the baselines draw nothing it uses; tests/test_recorded.py recomputes it).
 
     Returns
     -------
