@@ -234,13 +234,13 @@ def evaluate_fold(
         only (``nan`` elsewhere) ``eps_zero`` (share of test points with ``epsilon_crit = 0``)
         and ``error_credibility`` (test error with ``tie_break="credibility"``).
     """
-    seed = check_seed(seed)
+    seed, baselines = check_seed(seed), check_bool(baselines, "baselines")
     X_train, X_test, y_train, y_test = fold_data(name, train, test)
     nc = NonconformityModelSelector(gammas, Cs, seed=seed)
     nc_pred, nc_time = _timed(lambda: nc.fit(X_train, y_train).predict(X_test))
     part = nc.train_index_
     linf = cv = linf_pred = cv_pred = linf_time = cv_time = None
-    if baselines := check_bool(baselines, "baselines"):
+    if baselines:
         linf = TestMarginSelector(gammas, Cs, seed=seed)
         linf_pred, linf_time = _timed(
             lambda: linf.fit(X_train[part], y_train[part]).predict(X_test)
