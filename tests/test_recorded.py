@@ -145,11 +145,12 @@ def _compare(again, stored: pd.DataFrame, keys, what: str, rtol=None) -> list[st
     unmatched = merged[merged["_merge"] != "both"]
     if not unmatched.empty:
         return [f"{what}: rows not in the recorded run:\n{unmatched[keys]}"]
-    columns = [c for c in again.columns if c in stored.columns and c not in keys]
+    columns = [c for c in again.columns if c in stored.columns and c not in keys + ["_merge"]]
+    columns = [c for c in columns if not _timing(c)]
+    if not columns:
+        return [f"{what}: no column to compare"]
     problems = []
     for column in columns:
-        if _timing(column):
-            continue
         new, old = merged[column], merged[column + "@csv"]
         if pd.api.types.is_numeric_dtype(new) and pd.api.types.is_numeric_dtype(old):
             new, old = new.to_numpy(float), old.to_numpy(float)
