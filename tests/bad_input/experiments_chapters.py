@@ -3,8 +3,10 @@
 
 import numpy as np
 import pandas as pd
+from svmtrust.experiments import confidence_compared as xc
 from svmtrust.experiments import discrepancy as xd
 from svmtrust.experiments import nonconformity_selection as xn
+from svmtrust.experiments import selection_compared as xsc
 from svmtrust.experiments import span as xs
 from svmtrust.experiments import svm as xv
 from svmtrust.experiments import tcm_nn as xt
@@ -23,6 +25,17 @@ _RUNS = {
     "svm": xv.run,
     "tcm_nn": xt.run,
     "transduction": xr.run,
+}
+
+#: The task lists of the runs' stages (``scale`` first, then ``seed`` where they take one).
+_TASKS = {
+    "confidence_compared.tasks": xc.tasks,
+    "discrepancy.select_tasks": xd.select_tasks,
+    "discrepancy.fine_tasks": xd.fine_tasks,
+    "nonconformity_selection.tasks": xn.tasks,
+    "selection_compared.tasks": xsc.tasks,
+    "span.tasks": xs.tasks,
+    "tcm_nn.tasks": xt.tasks,
 }
 
 #: Functions of one results table (a DataFrame), by qualname, with the argument's name.
@@ -74,6 +87,44 @@ CASES = (
         (f"{M}{chapter}.run", "progress a string", lambda r=run: r(progress="no"), "progress")
         for chapter, run in _RUNS.items()
         if chapter != "svm"
+    ]
+    + [(M + name, "scale unknown", lambda f=f: f("huge"), "scale") for name, f in _TASKS.items()]
+    + [
+        (
+            M + "nonconformity_selection.tasks",
+            "seed negative",
+            lambda: xn.tasks("book", -1),
+            "seed",
+        ),
+        (M + "span.tasks", "seed a string", lambda: xs.tasks("book", "0"), "seed"),
+        (M + "tcm_nn.tasks", "seed negative", lambda: xt.tasks("book", -1), "seed"),
+        (
+            M + "discrepancy.table_tasks",
+            "scale unknown",
+            lambda: xd.table_tasks("huge", {}),
+            "scale",
+        ),
+        (
+            M + "discrepancy.certified_tasks",
+            "results empty",
+            lambda: xd.certified_tasks(EMPTY),
+            "results",
+        ),
+        (M + "transduction.table1_tasks", "seed negative", lambda: xr.table1_tasks(-1), "seed"),
+        (
+            M + "transduction.table1_tasks",
+            "solver unknown",
+            lambda: xr.table1_tasks(0, 10, solver="smo"),
+            "solver",
+        ),
+        (
+            M + "nonconformity_selection.evaluate_fold",
+            "baselines a string",
+            lambda: xn.evaluate_fold(
+                "bupa", 0, np.arange(20), np.arange(20, 30), (1.0,), (1.0,), 0, baselines="no"
+            ),
+            "baselines",
+        ),
     ]
     + [
         case

@@ -409,6 +409,23 @@ def _task(task, rng) -> list[dict]:
     return [{"stage": stage, "trial": index, "redraws": redraws, **row} for row in rows]
 
 
+def tasks(scale: str = "book") -> list[tuple]:
+    """The tasks of :func:`run`, ``(stage, data, index, n_train, n_test, repeats)``: every
+    trial of every data set (stage "trial", data set by data set), then the cost sizes on
+    Satimage (stage "cost"); task ``i`` draws from :func:`~svmtrust.experiments.task_rng`
+    ``(seed, i)``."""
+    cfg = SETTINGS[check_scale(scale)]
+    trials = [
+        ("trial", name, t, cfg["n_train"], 1, 1)
+        for name in DATASETS
+        for t in range(cfg["trials"].get(name, 0))
+    ]
+    return trials + [
+        ("cost", "satimage", i, n, cfg["cost_tests"], cfg["cost_repeats"])
+        for i, n in enumerate(cfg["cost_sizes"])
+    ]
+
+
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
     """Both stages at ``scale`` (:data:`SETTINGS`).
 
@@ -433,18 +450,8 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         solved per test example by the distance TCMs, NaN for the others), ``split_retries``.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
-    cfg = SETTINGS[scale]
-    tasks = [
-        ("trial", name, t, cfg["n_train"], 1, 1)
-        for name in DATASETS
-        for t in range(cfg["trials"].get(name, 0))
-    ]
-    tasks += [
-        ("cost", "satimage", i, n, cfg["cost_tests"], cfg["cost_repeats"])
-        for i, n in enumerate(cfg["cost_sizes"])
-    ]
     results = parallel_map(
-        _task, tasks, seed=seed, n_jobs=n_jobs, desc="confidence machines", progress=progress
+        _task, tasks(scale), seed=seed, n_jobs=n_jobs, desc="confidence machines", progress=progress
     )
     return pd.DataFrame([row for rows in results for row in rows])
 

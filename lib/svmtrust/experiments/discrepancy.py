@@ -189,6 +189,35 @@ def select_w_max(select: pd.DataFrame) -> pd.Series:
     return means.idxmin(axis=1)
 
 
+def select_tasks(scale: str = "book") -> list[tuple]:
+    """The tasks of :func:`run`'s stage "select" (generators from ``seed``): ``(l, replicate,
+    m_select)`` for every size ``l`` and selection set, in that order (:data:`SETTINGS`)."""
+    cfg = SETTINGS[check_scale(scale)]
+    return [(l, i, cfg["m_select"]) for l in cfg["sizes"] for i in range(cfg["n_select"])]
+
+
+def table_tasks(scale: str, chosen) -> list[tuple]:
+    """The tasks of :func:`run`'s stage "table" (generators from ``seed + 1``).
+
+    Parameters
+    ----------
+    scale : {"book", "paper"}
+    chosen : mapping or pandas.Series
+        The radius selected for each size ``l`` (:func:`select_w_max` of the stage "select").
+
+    Returns
+    -------
+    list of tuple
+        ``(l, replicate, m, w_max, folds)``, the largest ``l`` first.
+    """
+    cfg = SETTINGS[check_scale(scale)]
+    return [
+        (l, i, cfg["m"], float(chosen[l]), cfg["folds"])
+        for l in sorted(cfg["sizes"], reverse=True)
+        for i in range(cfg["n_rep"])
+    ]
+
+
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
     """Table 1 of Anguita et al. (2010) on MNIST 0 against 1.
 
@@ -210,15 +239,14 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         One row per (stage, l, replicate, w_max) with the columns of :func:`bound_row`
         (fractions, not percentages); table rows add ``w_max_cv`` and ``pi_hat_cv``.
     """
-    cfg = SETTINGS[check_scale(scale)]
+    scale = check_scale(scale)
     seed, n_jobs = check_seed(seed), check_n_jobs(n_jobs)
-    tasks = [(l, i, cfg["m_select"]) for l in cfg["sizes"] for i in range(cfg["n_select"])]
     select = pd.DataFrame(
         [
             r
             for rows in parallel_map(
                 _select_task,
-                tasks,
+                select_tasks(scale),
                 seed=seed,
                 n_jobs=n_jobs,
                 desc="select w_max",
@@ -227,17 +255,16 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
             for r in rows
         ]
     )
-    chosen = select_w_max(select)
-    tasks = [
-        (l, i, cfg["m"], float(chosen[l]), cfg["folds"])
-        for l in sorted(cfg["sizes"], reverse=True)
-        for i in range(cfg["n_rep"])
-    ]
     table = pd.DataFrame(
         [
             r
             for rows in parallel_map(
-                _table_task, tasks, seed=seed + 1, n_jobs=n_jobs, desc="Table 1", progress=progress
+                _table_task,
+                table_tasks(scale, select_w_max(select)),
+                seed=seed + 1,
+                n_jobs=n_jobs,
+                desc="Table 1",
+                progress=progress,
             )
             for r in rows
         ]
@@ -385,6 +412,27 @@ def _fine_task(task, rng) -> list:
     ]
 
 
+def certified_tasks(results: pd.DataFrame, scale: str = "book") -> list[tuple]:
+    """The tasks of :func:`certify`'s stage "certified" (generators from ``seed + 1``): one per
+    ``"table"`` row of ``results`` (a table of :func:`run`), in their order, ``(l, replicate,
+    m, w_max)``, so task ``i`` has the generator of table task ``i`` of the run."""
+    results = check_table(results, "results", ("stage", "l", "replicate", "w_max"))
+    table = results[results["stage"] == "table"]
+    m = SETTINGS[check_scale(scale)]["m"]
+    return [(int(r.l), int(r.replicate), m, float(r.w_max)) for r in table.itertuples()]
+
+
+def fine_tasks(scale: str = "book") -> list[tuple]:
+    """The tasks of :func:`certify`'s stage "fine" (generators from ``seed + 2``): ``(l,
+    replicate, m)`` for the sets of :data:`FINE_SETTINGS`, the largest ``l`` first."""
+    cfg = FINE_SETTINGS[check_scale(scale)]
+    return [
+        (l, i, cfg["m"])
+        for l in sorted(cfg["n_sets"], reverse=True)
+        for i in range(cfg["n_sets"][l])
+    ]
+
+
 def certify(
     results: pd.DataFrame,
     scale: str = "book",
@@ -425,15 +473,12 @@ def certify(
     pandas.DataFrame
         The rows of the stages run.
     """
-    cfg = FINE_SETTINGS[check_scale(scale)]
+    scale = check_scale(scale)
     seed, n_jobs = check_seed(seed), check_n_jobs(n_jobs)
     progress = check_bool(progress, "progress")
     if isinstance(stages, str) or not set(stages) <= {"certified", "fine"}:
         raise ValueError(f"stages: expected a tuple of 'certified' and 'fine', got {stages!r}")
     results = check_table(results, "results", ("stage", "l", "replicate", "w_max"))
-    table = results[results["stage"] == "table"]
-    m = SETTINGS[scale]["m"]
-    tasks = [(int(r.l), int(r.replicate), m, float(r.w_max)) for r in table.itertuples()]
     certified = (
         []
         if "certified" not in stages
@@ -441,7 +486,7 @@ def certify(
             r
             for rows in parallel_map(
                 _certify_task,
-                tasks,
+                certified_tasks(results, scale),
                 seed=seed + 1,
                 n_jobs=n_jobs,
                 desc="certified",
@@ -450,18 +495,18 @@ def certify(
             for r in rows
         ]
     )
-    tasks = [
-        (l, i, cfg["m"])
-        for l in sorted(cfg["n_sets"], reverse=True)
-        for i in range(cfg["n_sets"][l])
-    ]
     fine = (
         []
         if "fine" not in stages
         else [
             r
             for rows in parallel_map(
-                _fine_task, tasks, seed=seed + 2, n_jobs=n_jobs, desc="fine grid", progress=progress
+                _fine_task,
+                fine_tasks(scale),
+                seed=seed + 2,
+                n_jobs=n_jobs,
+                desc="fine grid",
+                progress=progress,
             )
             for r in rows
         ]

@@ -45,6 +45,7 @@ from ..nonconformity_selection import (
 from ..svm import fit_svm
 from ..validation import (
     check_array,
+    check_bool,
     check_C,
     check_choice,
     check_indices,
@@ -215,8 +216,13 @@ def _timed(func):
 # --------------------------------------------------------------------------- one fold
 
 
-def evaluate_fold(name: str, fold: int, train, test, gammas, Cs, seed: int) -> list[dict]:
+def evaluate_fold(
+    name: str, fold: int, train, test, gammas, Cs, seed: int, baselines: bool = True
+) -> list[dict]:
     """The three methods on one outer fold.
+
+    ``baselines=False`` runs the nonconformity selector alone and returns its row only (the
+    same row: the baselines draw nothing it uses; tests/test_recorded.py recomputes it).
 
     Returns
     -------
@@ -228,15 +234,19 @@ def evaluate_fold(name: str, fold: int, train, test, gammas, Cs, seed: int) -> l
         only (``nan`` elsewhere) ``eps_zero`` (share of test points with ``epsilon_crit = 0``)
         and ``error_credibility`` (test error with ``tie_break="credibility"``).
     """
-    seed = check_seed(seed)
+    seed, baselines = check_seed(seed), check_bool(baselines, "baselines")
     X_train, X_test, y_train, y_test = fold_data(name, train, test)
     nc = NonconformityModelSelector(gammas, Cs, seed=seed)
     nc_pred, nc_time = _timed(lambda: nc.fit(X_train, y_train).predict(X_test))
     part = nc.train_index_
-    linf = TestMarginSelector(gammas, Cs, seed=seed)
-    linf_pred, linf_time = _timed(lambda: linf.fit(X_train[part], y_train[part]).predict(X_test))
-    cv = CrossValidationSelector(gammas, Cs, folds=CV_FOLDS, seed=seed)
-    cv_pred, cv_time = _timed(lambda: cv.fit(X_train[part], y_train[part]).predict(X_test))
+    linf = cv = linf_pred = cv_pred = linf_time = cv_time = None
+    if baselines:
+        linf = TestMarginSelector(gammas, Cs, seed=seed)
+        linf_pred, linf_time = _timed(
+            lambda: linf.fit(X_train[part], y_train[part]).predict(X_test)
+        )
+        cv = CrossValidationSelector(gammas, Cs, folds=CV_FOLDS, seed=seed)
+        cv_pred, cv_time = _timed(lambda: cv.fit(X_train[part], y_train[part]).predict(X_test))
     P = nc.predict_p_all(X_test)
     epsilon = critical(P, nc.seed, X_test)[0]
     credible = -critical(P, nc.seed, X_test, tie_break="credibility")[2]
@@ -265,7 +275,7 @@ def evaluate_fold(name: str, fold: int, train, test, gammas, Cs, seed: int) -> l
             **more,
         }
         for method, pred, seconds, model, more in zip(
-            METHODS,
+            METHODS if baselines else METHODS[:1],
             (nc_pred, cv_pred, linf_pred),
             (nc_time, cv_time, linf_time),
             (nc, cv, linf),
@@ -277,6 +287,31 @@ def evaluate_fold(name: str, fold: int, train, test, gammas, Cs, seed: int) -> l
 def _task(task, rng) -> list[dict]:
     """One outer fold; the selectors' seed comes from the task's generator."""
     return evaluate_fold(*task, seed=int(rng.integers(2**31 - 1)))
+
+
+def tasks(scale: str = "book", seed: int = 0) -> list[tuple]:
+    """The tasks of :func:`run`: ``(name, fold, train, test, gammas, Cs)`` for every outer
+    fold of every data set of the scale, data set by data set (see :func:`fold_seed`).
+
+    Parameters
+    ----------
+    scale : {"book", "paper"}
+    seed : int
+        Seed of the outer folds.
+
+    Returns
+    -------
+    list of tuple
+    """
+    scale, seed = check_scale(scale), check_seed(seed)
+    gammas, Cs = grid(scale)
+    n_outer = N_FOLDS if scale == "paper" else BOOK_FOLDS
+    names = DATASETS + VARIANTS if scale == "paper" else DATASETS
+    return [
+        (name, fold, train, test, gammas, Cs)
+        for name in names
+        for fold, (train, test) in enumerate(outer_folds(name, seed)[:n_outer])
+    ]
 
 
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
@@ -302,16 +337,13 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         The rows of :func:`evaluate_fold`.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
-    gammas, Cs = grid(scale)
-    n_outer = N_FOLDS if scale == "paper" else BOOK_FOLDS
-    names = DATASETS + VARIANTS if scale == "paper" else DATASETS
-    tasks = [
-        (name, fold, train, test, gammas, Cs)
-        for name in names
-        for fold, (train, test) in enumerate(outer_folds(name, seed)[:n_outer])
-    ]
     results = parallel_map(
-        _task, tasks, seed=seed, n_jobs=n_jobs, desc="Hardoon et al. folds", progress=progress
+        _task,
+        tasks(scale, seed),
+        seed=seed,
+        n_jobs=n_jobs,
+        desc="Hardoon et al. folds",
+        progress=progress,
     )
     return pd.DataFrame([row for rows in results for row in rows])
 

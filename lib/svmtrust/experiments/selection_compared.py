@@ -672,6 +672,14 @@ def _task(task, rng) -> list[dict]:
     ]
 
 
+def tasks(scale: str = "book") -> list[tuple]:
+    """The tasks of :func:`run`: ``(name, split, settings)`` for every split of every data set
+    of the scale, data set by data set (task ``j * splits + i`` is split ``i`` of the ``j``-th
+    data set, :func:`split_data`)."""
+    cfg = SETTINGS[check_scale(scale)]
+    return [(name, split, cfg) for name in cfg["datasets"] for split in range(cfg["splits"])]
+
+
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
     """Every criterion under every protocol on every split of the scale's data sets.
 
@@ -697,9 +705,9 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         with ``data``, ``split``, ``n_train``, ``n_test``.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
-    cfg = SETTINGS[scale]
-    tasks = [(name, split, cfg) for name in cfg["datasets"] for split in range(cfg["splits"])]
-    results = parallel_map(_task, tasks, seed=seed, n_jobs=n_jobs, desc="splits", progress=progress)
+    results = parallel_map(
+        _task, tasks(scale), seed=seed, n_jobs=n_jobs, desc="splits", progress=progress
+    )
     return pd.DataFrame([row for rows in results for row in rows])
 
 

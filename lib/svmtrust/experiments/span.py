@@ -250,6 +250,35 @@ def _task(task, rng) -> list[dict]:
         return _breast_task(task[1:], rng)
 
 
+def tasks(scale: str = "book", seed: int = 0) -> list[tuple]:
+    """The tasks :func:`run` maps :func:`_task` over: one per postal subset, then one per
+    breast-cancer split.
+
+    A task is ``("digits", trial, sigmas, seed, n_trials, span_bound)`` or
+    ``("breast", trial, Cs, seed)``; its rows are one per value of the grid it carries, and it
+    draws nothing from its generator, so a task with a shorter grid gives the same rows for the
+    values it keeps.
+
+    Parameters
+    ----------
+    scale : {"book", "paper"}
+        See :data:`GRIDS`.
+    seed : int
+        Seed of the postal partition and the breast splits.
+
+    Returns
+    -------
+    list of tuple
+    """
+    grid = GRIDS[check_scale(scale)]
+    seed = check_seed(seed)
+    digits = [
+        ("digits", t, grid["sigmas"], seed, grid["digits_trials"], grid["span_bound"])
+        for t in range(grid["digits_trials"])
+    ]
+    return digits + [("breast", t, grid["Cs"], seed) for t in range(grid["breast_trials"])]
+
+
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
     """Every criterion on every training set and parameter value.
 
@@ -273,16 +302,10 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         One row per (data, trial, value) with the columns of :func:`evaluate`; every column
         but the times is the same for every ``n_jobs``.
     """
-    grid = GRIDS[check_scale(scale)]
     seed = check_seed(seed)
-    tasks = [
-        ("digits", t, grid["sigmas"], seed, grid["digits_trials"], grid["span_bound"])
-        for t in range(grid["digits_trials"])
-    ]
-    tasks += [("breast", t, grid["Cs"], seed) for t in range(grid["breast_trials"])]
     chunks = parallel_map(
         _task,
-        tasks,
+        tasks(scale, seed),
         seed=seed,
         n_jobs=check_n_jobs(n_jobs),
         desc="span rule and leave-one-out",

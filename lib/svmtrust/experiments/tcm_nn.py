@@ -53,6 +53,7 @@ __all__ = [
     "splits",
     "region_counts",
     "evaluate_split",
+    "tasks",
     "run",
     "error_table",
     "table1",
@@ -316,6 +317,40 @@ def _cost(task: tuple) -> int:
     return n_train * (n_train + n_test) * max(len(task[4]), 1)
 
 
+def tasks(scale: str = "book", seed: int = 0) -> list[tuple]:
+    """The tasks of :func:`run`, in the order of its rows (it runs them largest first).
+
+    One task per split of every data set, the run's own splits first (``main`` True), then the
+    extra ``usps_like`` splits of :data:`SPREAD_SEEDS`; a split of the digits is cut into one
+    task per ``k`` and one for the SVM (:func:`_split_tasks`). A task draws nothing from its
+    generator: :func:`_task` of a task gives its rows whatever its place in the list.
+
+    Parameters
+    ----------
+    scale : {"book", "paper"}
+    seed : int
+        Seed of the cross-validation folds and of the ``usps_like`` split.
+
+    Returns
+    -------
+    list of tuple
+        ``(name, fold, train, test, ks, split_seed, main, svm)``.
+    """
+    scale, seed = check_scale(scale), check_seed(seed)
+    names = ["satimage", "segment", *datasets.SHUTTLE_SUBSETS, *DIGITS]
+    splits_run = [
+        (name, fold, train, test, FIGURE1_K[scale] if name in DIGITS else (1,), seed, True)
+        for name in names
+        for fold, (train, test) in enumerate(splits(name, seed))
+    ]
+    splits_run += [
+        ("usps_like", fold, train, test, FIGURE1_K[scale], seed + offset, False)
+        for offset in SPREAD_SEEDS[scale]
+        for fold, (train, test) in enumerate(splits("usps_like", seed + offset))
+    ]
+    return [task for split in splits_run for task in _split_tasks(split)]
+
+
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
     """Every split of every data set: errors and region counts.
 
@@ -341,23 +376,12 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         every ``n_jobs``.
     """
     scale, seed = check_scale(scale), check_seed(seed)
-    names = ["satimage", "segment", *datasets.SHUTTLE_SUBSETS, *DIGITS]
-    splits_run = [
-        (name, fold, train, test, FIGURE1_K[scale] if name in DIGITS else (1,), seed, True)
-        for name in names
-        for fold, (train, test) in enumerate(splits(name, seed))
-    ]
-    splits_run += [
-        ("usps_like", fold, train, test, FIGURE1_K[scale], seed + offset, False)
-        for offset in SPREAD_SEEDS[scale]
-        for fold, (train, test) in enumerate(splits("usps_like", seed + offset))
-    ]
-    tasks = [task for split in splits_run for task in _split_tasks(split)]
+    todo = tasks(scale, seed)
     # the largest tasks first, so that the workers finish together
-    order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
+    order = sorted(range(len(todo)), key=lambda i: -_cost(todo[i]))
     results = parallel_map(
         _task,
-        [tasks[i] for i in order],
+        [todo[i] for i in order],
         seed=seed,
         n_jobs=check_n_jobs(n_jobs),
         desc="TCM-NN tasks",

@@ -255,6 +255,38 @@ def table1_split(seed: int = 0):
     return train, rng.permutation(np.setdiff1d(np.arange(digits.size), train))
 
 
+def table1_tasks(
+    seed: int = 0, n_test: int = TABLE1_TEST, solver: str = "libsvm"
+) -> tuple[np.ndarray, list[tuple]]:
+    """The test digits of :func:`table1`'s split ``seed`` and the tasks that predict them.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the split (:func:`table1_split`); the tasks' generators come from it too.
+    n_test : int
+        Test digits.
+    solver : {"libsvm", "cvxpy"}
+
+    Returns
+    -------
+    test : ndarray of int
+        Rows of the test digits, in the order of the table.
+    tasks : list of tuple
+        ``(model, X_chunk)`` for :func:`_hypotheses_task`: the transductive SVM trained on the
+        split, shared by every task, and consecutive chunks of the test digits.
+    """
+    seed, n_test = check_seed(seed), check_integer(n_test, "n_test")
+    solver = check_choice(solver, "solver", SOLVERS)
+    X, digits = _digits()
+    train, rest = table1_split(seed)
+    test = rest[:n_test]
+    y = np.where(digits == 8, 1, -1)
+    model = TransductiveSVM(KERNEL, C=np.inf, solver=solver).fit(X[train], y[train])
+    chunks = np.array_split(test, min(len(test), _CHUNKS))
+    return test, [(model, X[c]) for c in chunks]
+
+
 @_one_thread
 def table1(
     seed: int = 0,
@@ -284,17 +316,14 @@ def table1(
         multiplier under each label), ``predicted``, ``confidence``, ``credibility``, ``svm``
         (the standard SVM's label) and ``correct``.
     """
-    seed, n_test = check_seed(seed), check_integer(n_test, "n_test")
-    solver = check_choice(solver, "solver", SOLVERS)
+    seed = check_seed(seed)
     X, digits = _digits()
-    train, rest = table1_split(seed)
-    test = rest[:n_test]
     y = np.where(digits == 8, 1, -1)
-    model = TransductiveSVM(KERNEL, C=np.inf, solver=solver).fit(X[train], y[train])
-    chunks = np.array_split(test, min(len(test), _CHUNKS))
+    test, tasks = table1_tasks(seed, n_test, solver)
+    model = tasks[0][0]
     parts = parallel_map(
         _hypotheses_task,
-        [(model, X[c]) for c in chunks],
+        tasks,
         seed=seed,
         n_jobs=n_jobs,
         desc="Table 1 test digits",
