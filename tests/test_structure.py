@@ -4,7 +4,8 @@ The floors, lowest first (a module may import from any lower floor and from none
 its own, so no import can close a circle):
 
 0. ``validation`` (argument checks) and ``keel`` (reading KEEL tables);
-1. ``kernels``, ``qp``, ``conformal``, ``pipeline`` and ``datasets``: the tools every method uses;
+1. ``kernels``, ``qp``, ``conformal``, ``pipeline``, ``datasets`` and ``multiplicity``: the tools
+   every method or comparison uses;
 2. ``optimal_face`` (the QP's optimal face) and ``efficiency`` (measures of prediction regions);
 3. ``svm``: the SVM dual, solved exactly and made canonical;
 4. ``rank_sum``, ``span``, ``discrepancy``, ``nonconformity_selection``, ``incremental_svm``, ``one_vs_rest`` and ``tcm_nn``'s
@@ -30,6 +31,7 @@ FLOORS = {
     "conformal": 1,
     "pipeline": 1,
     "datasets": 1,
+    "multiplicity": 1,
     "optimal_face": 2,
     "efficiency": 2,
     "svm": 3,
