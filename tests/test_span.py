@@ -8,7 +8,9 @@ from svmtrust import datasets
 from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 from svmtrust.span import (
     exact_loo,
+    fit_l2_svm,
     jaakkola_haussler_errors,
+    l2_kernel,
     leave_one_out,
     linear_rescaled_bound,
     radius_margin_bound,
@@ -392,6 +394,80 @@ def test_rescaling_boxes_by_hand():
     assert rescaled_radius_margin_bound(K2, sol2, box="range") <= rescaled_radius_margin_bound(
         K2, sol2, box="origin"
     )
+
+
+def _per_axis_value(K, sol, U, eigvals, box):
+    """The paper's rescaled functional on the given eigenbasis, axis by axis (no eigenspaces)."""
+    root = np.sqrt(eigvals)
+    coords, coef_axes = U * root, root * (sol.coef @ U)
+    if box == "origin":
+        edges = 2 * np.abs(coords).max(axis=0)
+    else:
+        edges = coords.max(axis=0) - coords.min(axis=0)
+    return float(np.sum(edges**2 * coef_axes**2)) / K.shape[0]
+
+
+def _repeated_eigenvalue_problem(seed):
+    """The RBF kernel ``K``, labels and box of data with repeated rows, some of them with the
+    other label: ``K + I / C`` then has the eigenvalue ``1 / C`` once per repeated row (breast
+    cancer has it 12 times), and conflicting labels give ``w`` a component in that eigenspace."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(25, 60)), int(rng.integers(3, 6))
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    copies = rng.choice(n, size=int(rng.integers(3, 9)), replace=False)
+    flip = np.where(np.arange(copies.size) % 2 == 0, -1.0, 1.0)  # every other copy conflicts
+    X, y = np.vstack([X, X[copies]]), np.r_[y, y[copies] * flip]
+    return rbf_kernel(X, gamma=0.2), y, float(rng.choice([0.5, 2.0, 10.0])), copies.size
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("box", ["origin", "range"])
+def test_rescaling_of_a_repeated_eigenvalue(seed, box):
+    """The value is a function of the bag (the same on every order of the rows), and no
+    orthonormal basis of the repeated eigenspace gives a larger one (it is their supremum)."""
+    K, y, C, repeats = _repeated_eigenvalue_problem(seed)
+    K_l2, sol = l2_kernel(K, C), fit_l2_svm(K, y, C)
+    value = rescaled_radius_margin_bound(K_l2, sol, box=box)
+    rng = np.random.default_rng(1000 + seed)
+    for _ in range(3):
+        order = rng.permutation(len(y))
+        K_o = K[np.ix_(order, order)]
+        again = rescaled_radius_margin_bound(
+            l2_kernel(K_o, C), fit_l2_svm(K_o, y[order], C), box=box
+        )
+        assert again == pytest.approx(value, rel=1e-7)
+    centred = K_l2 - K_l2.mean(axis=0) - K_l2.mean(axis=1)[:, None] + K_l2.mean()
+    eigvals, U = np.linalg.eigh((centred + centred.T) / 2)
+    keep = eigvals > 1e-9 * eigvals[-1]
+    eigvals, U = eigvals[keep], U[:, keep]
+    repeated = np.flatnonzero(np.isclose(eigvals, 1 / C, rtol=1e-9))
+    assert repeated.size >= repeats  # the structure the test is about is there
+    values = []
+    for _ in range(20):  # random bases of the repeated eigenspace
+        Q, _ = np.linalg.qr(rng.normal(size=(repeated.size, repeated.size)))
+        rotated = U.copy()
+        rotated[:, repeated] = U[:, repeated] @ Q
+        values.append(_per_axis_value(K_l2, sol, rotated, eigvals, box))
+    assert max(values) <= value * (1 + 1e-9)
+    assert max(values) - min(values) > 1e-6 * value  # the per-axis form depends on the basis
+
+
+def test_rescaling_of_an_isotropic_plane_by_hand():
+    """Eight points on a circle of radius r: the covariance is a multiple of I, every direction
+    of the plane is an axis, and both edges are the diameter 2r, so the value is
+    4 r^2 ||w||^2 / n (per axis it would depend on the basis: between r cos(pi/8) and r)."""
+    r = 3.0
+    angles = np.pi / 8 + np.arange(8) * np.pi / 4  # no vertex on a coordinate axis
+    X = r * np.c_[np.cos(angles), np.sin(angles)]
+    y = np.where(X[:, 0] + 0.4 * X[:, 1] > 0, 1.0, -1.0)
+    K = linear_kernel(X)
+    sol = fit_svm(K, y, 1.0)
+    w = sol.coef @ X
+    expected = 4 * r**2 * float(w @ w) / len(y)
+    for box in ("origin", "range"):
+        assert rescaled_radius_margin_bound(K, sol, box=box) == pytest.approx(expected, rel=1e-8)
+        assert linear_rescaled_bound(X, sol, box=box) == pytest.approx(expected, rel=1e-8)
 
 
 # ----------------------------------------------------------------------------- Theorem 1, JH

@@ -669,17 +669,52 @@ def radius_margin_bound(K, sol) -> float:
 BOXES = ("origin", "range")
 
 
-def _rescaled_norm(coords, coef_axes, box):
+#: Eigenvalues closer than this fraction of the largest one share an eigenspace in the
+#: rescaling: their eigenvectors are any orthonormal basis of it (up to rounding of about
+#: ``n sqrt(eps)`` at this gap), so no edge may depend on which basis LAPACK returns.
+EIGENSPACE_REL = float(np.sqrt(np.finfo(float).eps))
+
+
+def _eigenspaces(eigvals) -> list[np.ndarray]:
+    """Indices of the axes of each eigenspace: runs of ascending ``eigvals`` whose neighbours are
+    at most ``EIGENSPACE_REL * max(eigvals)`` apart."""
+    gaps = np.diff(eigvals) > EIGENSPACE_REL * float(np.max(eigvals))
+    return np.split(np.arange(len(eigvals)), np.flatnonzero(gaps) + 1)
+
+
+def _edge(coords, box) -> float:
+    """The longest edge along any unit direction ``u`` of the space of ``coords``' columns.
+
+    ``box="origin"``: ``max_u 2 max_i |x_i . u| = 2 max_i ||x_i||``; ``box="range"``:
+    ``max_u (max_i x_i . u - min_i x_i . u) = max_{i,j} ||x_i - x_j||``, the diameter. With one
+    column these are the paper's edge and the tight one.
+    """
+    if coords.shape[1] == 1:
+        column = coords[:, 0]
+        return float(2.0 * np.abs(column).max() if box == "origin" else np.ptp(column))
+    squares = np.einsum("ij,ij->i", coords, coords)
+    if box == "origin":
+        return float(2.0 * np.sqrt(squares.max()))
+    distances = squares[:, None] + squares[None, :] - 2.0 * coords @ coords.T
+    return float(np.sqrt(max(distances.max(), 0.0)))
+
+
+def _rescaled_norm(coords, coef_axes, eigvals, box):
     """``sum_k mu_k^2 (w . u_k)^2`` with ``mu_k`` the edge of the enclosing box on axis ``k``.
 
-    ``coords`` are centred coordinates; ``box="origin"`` takes ``mu_k = 2 max_i |coords_ik|``
-    (the paper's box centred at the origin), ``box="range"`` ``max_i - min_i``.
+    ``coords`` are centred coordinates on the axes ``u_k`` (eigenvectors, eigenvalues
+    ``eigvals`` ascending); ``box="origin"`` takes ``mu_k = 2 max_i |coords_ik|`` (the paper's box
+    centred at the origin), ``box="range"`` ``max_i - min_i``. An eigenspace of several axes
+    (:func:`_eigenspaces`) has no preferred axes: it is rescaled as a whole by the longest edge
+    along any of its directions (:func:`_edge`), which is the paper's edge when the eigenvalue is
+    simple and otherwise the largest value any orthonormal basis of the eigenspace can give.
     """
-    if box == "origin":
-        edges = 2.0 * np.abs(coords).max(axis=0)
-    else:
-        edges = coords.max(axis=0) - coords.min(axis=0)
-    return float(np.sum(edges**2 * coef_axes**2))
+    return float(
+        sum(
+            _edge(coords[:, axes], box) ** 2 * float(np.sum(coef_axes[axes] ** 2))
+            for axes in _eigenspaces(eigvals)
+        )
+    )
 
 
 def rescaled_radius_margin_bound(K, sol, box="origin") -> float:
@@ -696,7 +731,12 @@ def rescaled_radius_margin_bound(K, sol, box="origin") -> float:
     ``sum_k 4 lambda_k^2 (max_i |U_ik|)^2 (sum_i alpha_i y_i U_ik)^2``; the tight box has
     ``mu_k = sqrt(lambda_k) (max_i U_ik - min_i U_ik)``, at most as long, so the ``"range"``
     value never exceeds the ``"origin"`` one. Axes with numerically zero eigenvalues are
-    dropped.
+    dropped. A repeated eigenvalue (``K + I / C`` of data with repeated rows has ``1 / C`` once
+    per repeat) leaves its axes undetermined: any orthonormal basis of the eigenspace is one,
+    and the per-axis edges would depend on the basis LAPACK returns. Such an eigenspace is
+    rescaled as a whole, by the longest edge along any of its directions (``_edge``), so the
+    value is a function of the data (the same for every order of the rows) and at least the
+    value of every basis of the eigenspace; for simple eigenvalues it is the paper's.
 
     Parameters
     ----------
@@ -715,7 +755,7 @@ def rescaled_radius_margin_bound(K, sol, box="origin") -> float:
     centred = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
     eigvals, U = qp.psd_eigh((centred + centred.T) / 2.0)
     root = np.sqrt(eigvals)
-    return _rescaled_norm(U * root, root * (sol.coef @ U), box) / n
+    return _rescaled_norm(U * root, root * (sol.coef @ U), eigvals, box) / n
 
 
 def linear_rescaled_bound(X, sol, box="origin") -> float:
@@ -742,8 +782,8 @@ def linear_rescaled_bound(X, sol, box="origin") -> float:
     check_solution(sol, X.shape[0])
     box = check_choice(box, "box", BOXES)
     centred = X - X.mean(axis=0)
-    _, u = qp.psd_eigh(centred.T @ centred, n=X.shape[0])
-    return _rescaled_norm(centred @ u, (sol.coef @ X) @ u, box) / X.shape[0]
+    eigvals, u = qp.psd_eigh(centred.T @ centred, n=X.shape[0])
+    return _rescaled_norm(centred @ u, (sol.coef @ X) @ u, eigvals, box) / X.shape[0]
 
 
 # ----------------------------------------------------------------------------- other estimates
