@@ -526,24 +526,7 @@ def test_every_recorded_run_has_a_check():
     assert recorded == set(CHECKS)
 
 
-#: Recorded runs known to be stale, with why: the check is expected to fail (strictly: once the
-#: run is re-recorded the check passes, the expectation fails, and the entry must go).
-STALE = {
-    "span": "span-paper.csv predates the canonical optimum (breast trial 0 at C = 0.1: 138 "
-    "support vectors now, 137 recorded); its re-recording did not finish in the session of "
-    "2026-11-27 (issue 34)",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=STALE[name]))
-        if name in STALE
-        else name
-        for name in CHECKS
-    ],
-)
+@pytest.mark.parametrize("name", sorted(CHECKS))
 def test_recorded_run_reproduces(name):
     problems = CHECKS[name](_loader(RECORDED))
     assert not problems, f"{len(problems)} recorded values differ:\n" + "\n".join(problems[:40])

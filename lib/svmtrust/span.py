@@ -669,16 +669,19 @@ def radius_margin_bound(K, sol) -> float:
 BOXES = ("origin", "range")
 
 
-#: Eigenvalues closer than this fraction of the largest one share an eigenspace in the
-#: rescaling: their eigenvectors are any orthonormal basis of it (up to rounding of about
-#: ``n sqrt(eps)`` at this gap), so no edge may depend on which basis LAPACK returns.
-EIGENSPACE_REL = float(np.sqrt(np.finfo(float).eps))
+#: Eigenvalues closer than this many times ``n eps lambda_max`` (the rounding of a symmetric
+#: eigendecomposition, as in :func:`svmtrust.qp.psd_eigh`) are one eigenvalue repeated, and share
+#: an eigenspace in the rescaling: their eigenvectors are any orthonormal basis of it, so no edge
+#: may depend on which basis LAPACK returns. Distinct eigenvalues further apart keep their own
+#: axes (their eigenvectors are fixed to about ``1 / (EIGENSPACE_ROUNDINGS n)`` or better).
+EIGENSPACE_ROUNDINGS = 64.0
 
 
-def _eigenspaces(eigvals) -> list[np.ndarray]:
+def _eigenspaces(eigvals, n: int) -> list[np.ndarray]:
     """Indices of the axes of each eigenspace: runs of ascending ``eigvals`` whose neighbours are
-    at most ``EIGENSPACE_REL * max(eigvals)`` apart."""
-    gaps = np.diff(eigvals) > EIGENSPACE_REL * float(np.max(eigvals))
+    at most ``EIGENSPACE_ROUNDINGS * n * eps * max(eigvals)`` apart."""
+    rounding = EIGENSPACE_ROUNDINGS * n * np.finfo(float).eps * float(np.max(eigvals))
+    gaps = np.diff(eigvals) > rounding
     return np.split(np.arange(len(eigvals)), np.flatnonzero(gaps) + 1)
 
 
@@ -712,7 +715,7 @@ def _rescaled_norm(coords, coef_axes, eigvals, box):
     return float(
         sum(
             _edge(coords[:, axes], box) ** 2 * float(np.sum(coef_axes[axes] ** 2))
-            for axes in _eigenspaces(eigvals)
+            for axes in _eigenspaces(eigvals, coords.shape[0])
         )
     )
 
