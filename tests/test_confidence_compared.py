@@ -482,3 +482,109 @@ def test_pooled_differences_by_hand():
     assert stats.loc["pooled", "mean"] == pytest.approx((2 - 4) / 2)
     assert stats.loc["pooled", "se"] == pytest.approx(np.sqrt(se_a**2 + se_b**2) / 2)
     assert stats.loc["pooled", "negative"] == "1 of 2"
+
+
+# --------------------------------------------------------------------------- verdicts and cost
+
+
+def _differences(z_by_set, key="a - b"):
+    """A table shaped as paired_differences' output: per data set a mean and a z, and a pooled
+    row."""
+    index = pd.MultiIndex.from_tuples(
+        [(key, d) for d in [*z_by_set, "pooled"]], names=["pair", "data"]
+    )
+    means = [np.sign(z) * 0.1 for z in z_by_set.values()] + [0.0]
+    return pd.DataFrame({"mean": means, "z": [*z_by_set.values(), -99.0]}, index=index)
+
+
+def test_set_verdicts_are_holms_over_the_whole_family():
+    """Six tests: z = 2.2 (p = 0.028) is decided alone but not as one of six (Holm's fourth step
+    needs p <= 0.05 / 3); a set with no difference at all has p = 1; the pooled rows never
+    count."""
+    table = pd.concat(
+        [
+            _differences({"s1": -5.0, "s2": 4.0, "s3": -2.8}, "a - b"),
+            _differences({"s1": 1.0, "s2": float("nan"), "s3": -2.2}, "c - d"),
+        ]
+    )
+    out = protocol.set_verdicts(table)
+    assert len(out) == 6 and "pooled" not in out.index.get_level_values("data")
+    z = np.array([5.0, 4.0, 2.8, 1.0, 2.2])
+    assert out["p"].to_numpy()[[0, 1, 2, 3, 5]] == pytest.approx(2 * norm_sf(z))
+    assert out.loc[("c - d", "s2"), "p"] == 1.0
+    assert out["verdict"].tolist() == ["holds", "fails", "holds"] + ["undecided"] * 3
+    assert protocol.set_verdicts(_differences({"s3": -2.2}))["verdict"].tolist() == ["holds"]
+
+
+def norm_sf(x):
+    from scipy.stats import norm
+
+    return norm.sf(x)
+
+
+def test_blocked_verdicts_are_wilcoxon_over_the_sets_then_holm():
+    from scipy.stats import wilcoxon
+
+    rng = np.random.default_rng(4)
+    means = {f"s{i}": -0.1 - rng.random() for i in range(11)}
+    mixed = {f"s{i}": (rng.random() - 0.5) for i in range(11)}
+    table = pd.concat([_differences(means, "x - y"), _differences(mixed, "u - v")])
+    table.loc[("x - y", slice(None)), "mean"] = [*means.values(), 0.0]
+    table.loc[("u - v", slice(None)), "mean"] = [*mixed.values(), 0.0]
+    out = protocol.blocked_verdicts(table)
+    assert out.loc["x - y", "negative"] == 11 and out.loc["x - y", "sets"] == 11
+    assert out.loc["x - y", "p"] == pytest.approx(2 / 2**11)
+    assert out.loc["u - v", "p"] == pytest.approx(wilcoxon(list(mixed.values())).pvalue)
+    assert out.loc["x - y", "adjusted"] == pytest.approx(min(1, 2 * 2 / 2**11))
+    assert out.loc["x - y", "verdict"] == "holds"
+    # a claim whose every set has mean difference zero is undecided with p = 1
+    zero = _differences({"s1": float("nan"), "s2": float("nan")}, "z - w")
+    zero["mean"] = 0.0
+    assert protocol.blocked_verdicts(zero).loc["z - w", "p"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda t: protocol.set_verdicts(t, level=1.5), "level"),
+        (lambda t: protocol.set_verdicts(t.drop(columns="z")), "differences"),
+        (lambda t: protocol.set_verdicts(t.droplevel("data")), "differences"),
+        (lambda t: protocol.set_verdicts(t.iloc[-1:]), "differences"),
+        (lambda t: protocol.blocked_verdicts(t.droplevel("pair")), "differences"),
+        (lambda t: protocol.cost_per_object(pd.DataFrame({"fit": [1.0]})), "times"),
+        (
+            lambda t: protocol.cost_per_object(pd.DataFrame({"fit": [-1.0], "per object": [1.0]})),
+            "times",
+        ),
+        (
+            lambda t: protocol.cost_per_object(
+                pd.DataFrame({"fit": [1.0], "per object": [1.0]}), [0]
+            ),
+            "objects",
+        ),
+        (lambda t: protocol.fit_and_object_times("iris", timed=["SVM"]), "timed"),
+        (lambda t: protocol.fit_and_object_times("iris", repeats=0), "repeats"),
+    ],
+)
+def test_verdicts_and_cost_refuse_bad_input(call, name):
+    with pytest.raises(ValueError, match=f"^{name}"):
+        call(_differences({"s1": -3.0, "s2": 1.0}))
+
+
+def test_cost_per_object_spreads_the_fit_over_m_objects():
+    times = pd.DataFrame(
+        {"fit": [2.0, 0.5], "per object": [0.1, 0.001]},
+        index=pd.Index(["full", "split"], name="machine"),
+    )
+    cost = protocol.cost_per_object(times, (1, 10))
+    assert cost.loc[1, "full"] == pytest.approx(2.1) and cost.loc[10, "split"] == pytest.approx(
+        0.051
+    )
+
+
+def test_fit_and_object_times_time_each_machine():
+    times = protocol.fit_and_object_times(
+        "iris", n_train=30, n_test=2, repeats=1, timed=("Split", "TCM-NN")
+    )
+    assert times.index.tolist() == ["Split", "TCM-NN"]
+    assert (times > 0).all().all() and np.isfinite(times.to_numpy()).all()

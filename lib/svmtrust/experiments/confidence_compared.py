@@ -37,7 +37,13 @@ machine of the trial.
 Stage ``"cost"``: on Satimage, for each training size of ``cost_sizes``, one training set and
 ``cost_tests`` test examples; every machine's wall-clock time per test example (fit and
 prediction without smoothing together, divided by the number of test examples): one warm-up
-call, then the median of ``cost_repeats`` timed calls.
+call, then the median of ``cost_repeats`` timed calls. :func:`fit_and_object_times` times the
+fit and the prediction apart, for the cost per test object as a function of the number of test
+objects one fit serves (:func:`cost_per_object`).
+
+Verdicts: :func:`set_verdicts` reads every data set's paired difference with Holm's correction
+over the whole family of tests; :func:`blocked_verdicts` pools over the data sets as blocks
+(Wilcoxon's signed-rank test of the sets' mean differences), Holm over the pooled tests.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ import time
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
+from scipy.stats import binom, norm, wilcoxon
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
@@ -55,6 +61,7 @@ from .. import conformal, datasets
 from ..efficiency import observed_fuzziness, region_summary
 from ..keel import load_table
 from ..kernels import rbf_kernel
+from ..multiplicity import holm
 from ..split_conformal import ClassLeftOut, CrossConformalSVM, SplitConformalSVM
 from ..svm_distance import DistanceTCM
 from ..tcm_nn import SplitConformalNearestNeighbours, TCMNearestNeighbours
@@ -765,4 +772,242 @@ def smoothing_effect(rows: pd.DataFrame, measure: str = "OF", significance: floa
     diff = per_trial(rows, measure, significance, True) - per_trial(rows, measure, significance)
     return pd.concat(
         {machine: _paired(diff[machine]) for machine in diff.columns}, names=["machine", "data"]
+    )
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+#: Family-wise error rate of :func:`set_verdicts` and :func:`blocked_verdicts`.
+FAMILY_LEVEL = 0.05
+
+
+def _verdicts(sign, adjusted, level) -> np.ndarray:
+    """ "holds" (``a - b`` negative), "fails" (positive) where ``adjusted <= level``, else
+    "undecided"."""
+    decided = adjusted <= level
+    return np.where(decided & (sign < 0), "holds", np.where(decided, "fails", "undecided"))
+
+
+def _differences(differences) -> pd.DataFrame:
+    """Check that ``differences`` holds rows of :func:`paired_differences` (index level
+    ``data``, columns ``mean`` and ``z``) and return them without the ``pooled`` rows."""
+    table = check_table(differences, "differences", ("mean", "z"))
+    if "data" not in table.index.names:
+        raise ValueError(f"differences: expected an index level 'data', got {table.index.names}")
+    data = table.index.get_level_values("data")
+    sets = table[data != "pooled"]
+    if sets.empty:
+        raise ValueError("differences: no data set's row besides the pooled ones")
+    return sets
+
+
+def set_verdicts(differences: pd.DataFrame, level: float = FAMILY_LEVEL) -> pd.DataFrame:
+    """Per-data-set verdicts of paired differences, corrected for the number of tests.
+
+    Each data set's row of :func:`paired_differences` (or :func:`smoothing_effect`) tests
+    "the mean difference is 0" by its ``z``: the two-sided normal p-value ``2 Phi(-|z|)`` (a row
+    whose differences are all zero has ``z`` NaN and p-value 1). Holm's procedure
+    (:func:`svmtrust.multiplicity.holm`) adjusts the p-values of all the rows of
+    ``differences`` as one family, so that the chance of any wrong verdict among them stays
+    below ``level``. A claim ``a - b < 0`` then *holds* on a data set where the adjusted p-value
+    is at most ``level`` and the mean is negative, *fails* where it is at most ``level`` and the
+    mean is positive, and is *undecided* elsewhere.
+
+    Parameters
+    ----------
+    differences : pandas.DataFrame
+        Rows of :func:`paired_differences`, or several such tables concatenated (the index
+        ends with the level ``data``); the ``pooled`` rows are left out.
+    level : float
+        The family-wise error rate, in (0, 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The data sets' rows, with the columns ``mean``, ``z``, ``p``, ``adjusted`` (Holm) and
+        ``verdict``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``differences`` if it lacks the columns, the index level ``data`` or any data
+        set's row, ``level`` if it is not in (0, 1).
+    """
+    sets = _differences(differences)
+    level = check_significance(level, "level")
+    z = sets["z"].to_numpy(dtype=float)
+    p = np.where(np.isnan(z), 1.0, np.minimum(1.0, 2 * norm.sf(np.abs(z))))
+    adjusted = holm(p)
+    out = sets[["mean", "z"]].copy()
+    out["p"], out["adjusted"] = p, adjusted
+    out["verdict"] = _verdicts(out["mean"].to_numpy(), adjusted, level)
+    return out
+
+
+def blocked_verdicts(differences: pd.DataFrame, level: float = FAMILY_LEVEL) -> pd.DataFrame:
+    """Pooled verdicts with the data sets as blocks.
+
+    The pooled row of :func:`paired_differences` treats the data sets as fixed: its standard
+    error counts only the trials' noise, not how the machines' difference varies from one data
+    set to another. Here each claim (every index level but ``data``) is tested by Wilcoxon's
+    signed-rank test (:func:`scipy.stats.wilcoxon`, two-sided; data sets whose mean difference
+    is exactly zero are dropped) of its data sets' mean differences, one number per data set
+    (Demsar 2006). Holm's procedure adjusts the claims' p-values as one family; a claim
+    *holds* where the adjusted p-value is at most ``level`` and the median of the sets' means
+    is negative, *fails* where it is at most ``level`` and the median is positive.
+
+    Parameters
+    ----------
+    differences : pandas.DataFrame
+        As for :func:`set_verdicts`; the index has at least one level besides ``data``.
+    level : float
+        The family-wise error rate, in (0, 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim: ``sets`` (data sets), ``negative`` (sets with a negative mean),
+        ``median`` (of the sets' means), ``p`` (Wilcoxon), ``adjusted`` (Holm) and
+        ``verdict``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`set_verdicts`, and naming ``differences`` if its index has no level besides
+        ``data``.
+    """
+    sets = _differences(differences)
+    level = check_significance(level, "level")
+    keys = [name for name in sets.index.names if name != "data"]
+    if not keys:
+        raise ValueError("differences: expected index levels besides 'data' (the claims)")
+    rows = []
+    by = sets["mean"].groupby(level=keys if len(keys) > 1 else keys[0], sort=False)
+    for key, means in by:
+        means = means.to_numpy(dtype=float)
+        nonzero = means[means != 0]
+        rows.append(
+            {
+                **dict(zip(keys, key if isinstance(key, tuple) else (key,))),
+                "sets": means.size,
+                "negative": int(np.sum(means < 0)),
+                "median": float(np.median(means)),
+                "p": float(wilcoxon(nonzero).pvalue) if nonzero.size else 1.0,
+            }
+        )
+    out = pd.DataFrame(rows).set_index(keys)
+    out["adjusted"] = holm(out["p"].to_numpy())
+    out["verdict"] = _verdicts(out["median"].to_numpy(), out["adjusted"].to_numpy(), level)
+    return out
+
+
+# --------------------------------------------------------------------------- cost per test object
+
+
+#: Machines timed by :func:`fit_and_object_times` (the unconditional ones; Mondrian changes
+#: neither the fit nor the work per test object much).
+TIMED = ("TSVM", "Distance TCM", "Cross", "Split", "TCM-NN", "Split NN")
+
+
+def fit_and_object_times(
+    name: str = "satimage",
+    n_train: int = 400,
+    n_test: int = 10,
+    repeats: int = 3,
+    seed: int = 0,
+    timed=TIMED,
+) -> pd.DataFrame:
+    """Seconds to fit each machine, and seconds per test object of its p-values, measured apart.
+
+    One training set and ``n_test`` test objects are drawn (:func:`draw`); each machine of
+    ``timed`` is fitted ``repeats`` times from scratch (:func:`fit_machine`) and asked each
+    time for the p-values of the ``n_test`` objects at once, with one BLAS thread. Each time is
+    the **minimum** over the repeats (the least disturbed by other work on the machine), the
+    prediction time divided by ``n_test``. Wall-clock times: they move with the machine and its
+    load; their ratios and orders of magnitude are what a reader can take away.
+
+    Parameters
+    ----------
+    name : str
+        A data set of :data:`DATASETS`.
+    n_train, n_test : int
+        Training examples and test objects.
+    repeats : int
+        Timed fits and predictions per machine.
+    seed : int
+        Seeds the draw and the splitting machines' splits.
+    timed : sequence of str
+        Machines of :data:`MACHINES`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``machine`` (in the order of ``timed``), columns ``fit`` and ``per object``
+        (seconds).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument that is out of range, or ``timed`` if it names no machine or one
+        outside :data:`MACHINES`.
+    """
+    name = _check_name(name)
+    repeats = check_integer(repeats, "repeats")
+    seed = check_seed(seed)
+    if (
+        isinstance(timed, str)
+        or not list(timed)
+        or not all(isinstance(m, str) and m in MACHINES for m in timed)
+    ):
+        raise ValueError(f"timed: expected machines among {list(MACHINES)}, got {timed!r}")
+    X, y = load(name)
+    train, test, _ = draw(name, n_train, n_test, np.random.default_rng(seed))
+    models = machines(**svm_params(name), seed=seed)
+    rows = []
+    with threadpool_limits(1):
+        for machine in timed:
+            fits, objects = [], []
+            for _ in range(repeats):
+                fresh = clone(models[machine])
+                start = time.perf_counter()
+                fit_machine(fresh, X[train], y[train])
+                middle = time.perf_counter()
+                fresh.predict_p(X[test])
+                fits.append(middle - start)
+                objects.append((time.perf_counter() - middle) / len(test))
+            rows.append({"machine": machine, "fit": min(fits), "per object": min(objects)})
+    return pd.DataFrame(rows).set_index("machine")
+
+
+def cost_per_object(times: pd.DataFrame, objects=(1, 10, 100, 1000)) -> pd.DataFrame:
+    """Seconds per test object when one fit serves ``m`` test objects: ``fit / m + per object``.
+
+    Parameters
+    ----------
+    times : pandas.DataFrame
+        As returned by :func:`fit_and_object_times` (columns ``fit`` and ``per object``).
+    objects : sequence of int
+        The numbers ``m`` of test objects per fit.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``m``, one column per machine of ``times``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``times`` if it lacks a column or holds a negative or non-finite time,
+        ``objects`` if it is empty or holds a number below 1.
+    """
+    times = check_table(times, "times", ("fit", "per object"))
+    values = times[["fit", "per object"]].to_numpy(dtype=float)
+    if not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise ValueError("times: expected finite, non-negative seconds")
+    objects = [check_integer(m, "objects") for m in np.atleast_1d(objects).tolist()]
+    if not objects:
+        raise ValueError("objects: expected at least one number of test objects")
+    return pd.DataFrame({m: times["fit"] / m + times["per object"] for m in objects}).T.rename_axis(
+        "m"
     )
