@@ -1066,6 +1066,11 @@ def md_guarantee(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
     C). The bound adds the delta term of eq. (5) at ``delta = DELTA`` with the union bound over
     ``M`` classes, every width of the grid times every rung of :func:`ladder`.
 
+    The union bound covers the radius chosen from the data, not the scaling: :func:`draw_split`
+    min-max scales the features on the training part, so the feature space of every class
+    depends on the sample, while Theorem 1 of Anguita et al. (2010) needs classes fixed before
+    it is drawn. The bound is proved for a scaling fixed in advance only.
+
     Returns
     -------
     pandas.DataFrame
