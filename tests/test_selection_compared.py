@@ -71,6 +71,30 @@ def test_friedman_when_every_block_ties_is_no_evidence():
     assert np.isfinite(sc.friedman(one_untied)["statistic"])
 
 
+def test_iman_davenport_by_hand():
+    """Four blocks, three criteria, no ties: rank sums 5, 8, 11, so chi2_F = 4 (23.125 - 12) = 4.5
+    and F_F = 3 * 4.5 / (8 - 4.5) = 27 / 7 on (2, 6) degrees of freedom; with two numerator
+    degrees of freedom the F tail is (1 + 2F / 6)^(-3) = (16 / 7)^(-3) = 343 / 4096."""
+    errors = pd.DataFrame(
+        [[0.1, 0.2, 0.3], [0.1, 0.3, 0.2], [0.2, 0.1, 0.3], [0.1, 0.2, 0.3]], columns=list("abc")
+    )
+    out = sc.friedman(errors)
+    assert out["statistic"] == pytest.approx(4.5)
+    assert out["f_statistic"] == pytest.approx(27 / 7)
+    assert out["f_df"] == (2, 6)
+    assert out["f_p_value"] == pytest.approx(343 / 4096)
+    assert out["f_p_value"] < out["p_value"]  # Demsar: Friedman's chi2 is the more conservative
+
+
+def test_iman_davenport_at_the_extremes():
+    """Every block ties: no evidence (F 0, p 1); every block ranks alike: F infinite, p 0."""
+    ties = sc.friedman(pd.DataFrame({"a": [0.1, 0.2], "b": [0.1, 0.2], "c": [0.1, 0.2]}))
+    assert ties["f_statistic"] == 0.0 and ties["f_p_value"] == 1.0
+    alike = sc.friedman(pd.DataFrame({"a": [0.1, 0.2, 0.0], "b": [0.2, 0.3, 0.1], "c": [0.4] * 3}))
+    assert alike["statistic"] == pytest.approx(3 * 2)
+    assert alike["f_statistic"] == np.inf and alike["f_p_value"] == 0.0
+
+
 def test_friedman_rejects_incomplete_tables():
     with pytest.raises(ValueError, match="errors"):
         sc.friedman(pd.DataFrame({"a": [0.1, np.nan], "b": [0.2, 0.3], "c": [0.1, 0.1]}))
@@ -360,3 +384,61 @@ def test_tables_of_the_tiny_run(tiny_run):
     assert len(sc.protocol_table(one)) == len(sc.CRITERIA) + 1
     assert set(sc.below_loo(one).index) == {"radius_margin", "rescaled"}
     assert set(sc.summary(one)) >= {"Cost per split, C-SVM grid"}
+
+
+def test_below_loo_scales_the_functionals():
+    rows = pd.DataFrame(
+        {
+            "table": "grid",
+            "data": "pima",
+            "loo": [0.2, 0.2, 0.2, 0.2],
+            "radius_margin": [0.01, 0.06, 0.3, 0.1],
+            "rescaled": [0.04, 0.04, 0.04, 0.04],
+        }
+    )
+    assert sc.below_loo(rows).tolist() == [0.75, 1.0]
+    assert sc.below_loo(rows, factor=4.0).tolist() == [0.25, 1.0]
+    with pytest.raises(ValueError, match="factor"):
+        sc.below_loo(rows, factor=0.0)
+
+
+def test_edge_choices_shares_of_splits():
+    grid = [
+        {"table": "grid", "data": "pima", "split": s, "gamma": g, "C": C}
+        for s in (0, 1)
+        for g in (1.0, 2.0, 4.0)
+        for C in (0.5, 8.0)
+    ]
+    picks = {
+        "span": [(1.0, 0.5), (2.0, 8.0)],
+        "radius_margin": [(1.0, 0.5), (1.0, 0.5)],
+        "rescaled": [(4.0, 0.5), (2.0, 0.5)],
+        "cv10": [(2.0, 8.0), (4.0, 8.0)],
+        "oracle": [(2.0, 0.5), (2.0, 8.0)],
+    }
+    choice = [
+        {
+            "table": "choice",
+            "protocol": "l2",
+            "data": "pima",
+            "split": s,
+            "criterion": c,
+            "gamma": g,
+            "C": C,
+        }
+        for c, points in picks.items()
+        for s, (g, C) in enumerate(points)
+    ]
+    table = sc.edge_choices(pd.DataFrame(grid + choice), "l2")
+    assert list(table.index) == [
+        "span rule",
+        "radius-margin",
+        "rescaled R-M",
+        "10-fold CV",
+        "oracle",
+    ]
+    assert table.loc["radius-margin"].tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert table.loc["span rule"].tolist() == [0.5, 0.5, 0.5, 0.0]
+    assert table.loc["rescaled R-M"].tolist() == [1.0, 0.0, 0.0, 0.5]
+    assert table.loc["10-fold CV"].tolist() == [0.0, 1.0, 0.0, 0.5]
+    assert table.loc["oracle"].tolist() == [0.5, 0.5, 0.0, 0.0]

@@ -859,15 +859,27 @@ def friedman(errors: pd.DataFrame, alpha: float = 0.05) -> dict:
 
     Ranks are taken within each block (1 = lowest test error, ties get their mean rank).
 
+    Beside Friedman's ``chi^2_F``, the statistic of Iman & Davenport (1980) that Demsar (2006,
+    Sec. 3.2.2) recommends as less conservative,
+
+    ``F_F = (N - 1) chi^2_F / (N (k - 1) - chi^2_F)``,
+
+    F-distributed with ``k - 1`` and ``(k - 1)(N - 1)`` degrees of freedom under the null
+    hypothesis (``N`` blocks, ``k`` criteria). It is computed from the tie-corrected
+    ``chi^2_F``.
+
     Returns
     -------
     dict
         ``statistic`` and ``p_value`` (:func:`scipy.stats.friedmanchisquare`, with its tie
-        correction), ``ranks`` (Series of average ranks by criterion), ``cd``
-        (:func:`critical_difference`), ``n_blocks``. When every block ties all its criteria
-        the tie correction is 0 / 0 and scipy returns NaN; the rank sums are then all equal,
-        the evidence against "no difference" none, and the test returns ``statistic`` 0 and
-        ``p_value`` 1.
+        correction), ``f_statistic``, ``f_p_value`` and ``f_df`` (the pair of degrees of
+        freedom) of Iman and Davenport, ``ranks`` (Series of average ranks by criterion),
+        ``cd`` (:func:`critical_difference`), ``n_blocks``. When every block ties all its
+        criteria the tie correction is 0 / 0 and scipy returns NaN; the rank sums are then all
+        equal, the evidence against "no difference" none, and the test returns ``statistic``
+        and ``f_statistic`` 0 and both p-values 1. When every block ranks the criteria alike
+        without ties, ``chi^2_F = N (k - 1)``: ``f_statistic`` is infinite and ``f_p_value``
+        0.
     """
     values = check_array(check_table(errors, "errors"), "errors", 2)
     if values.shape[1] < 3:
@@ -877,13 +889,24 @@ def friedman(errors: pd.DataFrame, alpha: float = 0.05) -> dict:
         statistic, p_value = 0.0, 1.0
     else:
         statistic, p_value = stats.friedmanchisquare(*values.T)
+    n_blocks, k = values.shape
+    f_df = (k - 1, (k - 1) * (n_blocks - 1))
+    room = n_blocks * (k - 1) - statistic  # 0 when every block ranks the criteria alike
+    if room <= 0:
+        f_statistic, f_p_value = np.inf, 0.0
+    else:
+        f_statistic = (n_blocks - 1) * statistic / room
+        f_p_value = float(stats.f.sf(f_statistic, *f_df))
     ranks = pd.Series(stats.rankdata(values, axis=1).mean(axis=0), index=errors.columns)
     return {
         "statistic": float(statistic),
         "p_value": float(p_value),
+        "f_statistic": float(f_statistic),
+        "f_p_value": f_p_value,
+        "f_df": f_df,
         "ranks": ranks,
-        "cd": critical_difference(values.shape[1], values.shape[0], alpha),
-        "n_blocks": values.shape[0],
+        "cd": critical_difference(k, n_blocks, alpha),
+        "n_blocks": n_blocks,
     }
 
 
@@ -963,16 +986,77 @@ def monotone_steps(results: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def below_loo(results: pd.DataFrame) -> pd.Series:
-    """Share of C-SVM grid rows where the radius-margin and rescaled values are below exact LOO.
+def below_loo(results: pd.DataFrame, factor: float = 1.0) -> pd.Series:
+    """Share of C-SVM grid rows where ``factor`` times a functional is below exact LOO.
 
-    A bound on the leave-one-out error cannot be below it; a share above 0 shows the functional
-    is not a bound in that setting.
+    What is proved for a hard margin is ``4 R^2 ||w||^2 / l``: Theorem 1 of Chapelle & Vapnik
+    (1999) counts the leave-one-out errors of a separable problem as at most
+    ``S D ||w||^2 <= D^2 ||w||^2`` with ``S_p <= D = 2R`` (the span chapter); ``R^2 ||w||^2``
+    itself is not a bound on one sample's leave-one-out error, and the rescaled functional has
+    no proof. ``factor=4`` asks whether the proved bound's value lies below leave-one-out: at a
+    hard margin it cannot, so a share above 0 counts grid points outside its setting.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of :func:`run`.
+    factor : float
+        Positive; the functionals are multiplied by it before the comparison.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by ``radius_margin`` and ``rescaled``.
     """
+    factor = check_positive(factor, "factor")
     rows = _rows(results, "grid", ("loo", "radius_margin", "rescaled"))
     return pd.Series(
-        {name: float(np.mean(rows[name] < rows["loo"])) for name in ("radius_margin", "rescaled")}
+        {
+            name: float(np.mean(factor * rows[name] < rows["loo"]))
+            for name in ("radius_margin", "rescaled")
+        }
     )
+
+
+def edge_choices(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
+    """Share of the splits on which each criterion's choice lies on an edge of the grid.
+
+    A choice at the smallest or largest ``C`` (or ``gamma``) of the grid is one that a wider
+    grid could move: its regret says what the criterion does on this grid, not where its own
+    minimum lies. The criteria with no single choice (nonconformity selection, SVM-L_inf) are
+    left out; the oracle is kept.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of :func:`run`, with grid rows (they give each data set's grid).
+    protocol : {"grid", "width", "l2"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per curve criterion of the protocol and the oracle (the chapter's names), the
+        columns ``smallest C``, ``largest C``, ``smallest gamma``, ``largest gamma``: each the
+        share of all splits, pooled over the data sets.
+    """
+    rows = _choice_rows(results, protocol, ("gamma", "C"))
+    names = [*PROTOCOL_CURVES[protocol], "oracle"]
+    rows = rows[rows["criterion"].isin(names)]
+    grid_rows = _rows(results, "grid", ("gamma", "C"))
+    ends = grid_rows.groupby("data")[["gamma", "C"]].agg(["min", "max"])
+    table = pd.DataFrame(
+        {
+            f"{side} {name}": rows[name].to_numpy()
+            == rows["data"].map(ends[(name, how)]).to_numpy()
+            for side, how in (("smallest", "min"), ("largest", "max"))
+            for name in ("C", "gamma")
+        },
+        index=rows["criterion"].to_numpy(),
+    )
+    table = table.groupby(level=0).mean().reindex(names)
+    table = table[["smallest C", "largest C", "smallest gamma", "largest gamma"]]
+    table.index = [CRITERION_NAMES[c] for c in table.index]
+    return table
 
 
 def md_guarantee(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
@@ -981,6 +1065,11 @@ def md_guarantee(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFrame:
     ``protocol`` is ``"grid"`` (the choice over the whole grid) or ``"width"`` (over the largest
     C). The bound adds the delta term of eq. (5) at ``delta = DELTA`` with the union bound over
     ``M`` classes, every width of the grid times every rung of :func:`ladder`.
+
+    The union bound covers the radius chosen from the data, not the scaling: :func:`draw_split`
+    min-max scales the features on the training part, so the feature space of every class
+    depends on the sample, while Theorem 1 of Anguita et al. (2010) needs classes fixed before
+    it is drawn. The bound is proved for a scaling fixed in advance only.
 
     Returns
     -------
