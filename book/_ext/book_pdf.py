@@ -209,13 +209,14 @@ def configure(app, config):
     config.latex_elements = elements
 
 
-def handout_target(app, builder):
+def handout_target(app, env):
     """In the handout build, write ``NAME-handout.tex`` in place of ``NAME.tex``.
 
     Jupyter Book sets the LaTeX target after Sphinx has started (``_config.yml``'s
-    ``latex_documents``), so the name is changed when writing starts."""
-    if builder.format != "latex" or not handout():
-        return
+    ``latex_documents``), so the name is changed once the pages are read (the LaTeX builder
+    emits no ``write-started``)."""
+    if app.builder.format != "latex" or not handout():
+        return []
     documents = []
     for entry in app.config.latex_documents:
         entry = list(entry)
@@ -224,6 +225,7 @@ def handout_target(app, builder):
             entry[1] = target.with_stem(target.stem + HANDOUT).name
         documents.append(tuple(entry))
     app.config.latex_documents = documents
+    return []
 
 
 class DropSolutions(SphinxPostTransform):
@@ -366,7 +368,7 @@ def setup(app):
     app.add_node(book_pdf)
     app.add_directive("book-pdf", BookPdf)
     app.connect("config-inited", configure)
-    app.connect("write-started", handout_target)
+    app.connect("env-updated", handout_target)
     app.add_post_transform(DropSolutions)
     app.add_post_transform(RunInProofs)
     app.connect("builder-inited", number_like_the_html, priority=900)
