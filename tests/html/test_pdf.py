@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -163,8 +164,8 @@ def _info(path: Path) -> dict[str, str]:
 
 def _letters(text: str) -> str:
     """Only the letters, in lower case: text compared across line breaks, hyphenation,
-    ligatures and markup."""
-    return re.sub(r"[^a-z]", "", text.lower())
+    ligatures ("\ufb01" is "fi") and markup."""
+    return re.sub(r"[^a-z]", "", unicodedata.normalize("NFKC", text).lower())
 
 
 def _build_sentence(html_dir: Path) -> str:
@@ -211,8 +212,8 @@ def _blocks(kind: str) -> list[str]:
 
 
 def _phrase(text: str) -> str | None:
-    """The longest run of plain words of a block (at least eight letters' worth of six words
-    or more): no maths, roles, code or options, which the PDF renders differently."""
+    """The longest run of six or more plain words of a block: no maths, roles, code or
+    options, which the PDF renders differently."""
     text = re.sub(r"^:\w[\w-]*:.*$", "|", text, flags=re.M)
     text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$|\{\w+(?::\w+)*\}`[^`]*`|`[^`]*`", "|", text, flags=re.S)
     text = re.sub(r"[*_]", "", text)
@@ -224,25 +225,30 @@ def _phrase(text: str) -> str | None:
 
 
 def test_the_handout_has_the_exercises_and_none_of_the_solutions(pdf, handout):
-    """Every exercise is in both PDFs; every solution, title and text, is in the book's PDF
-    and not in the handout's (pdftotext)."""
+    """Every exercise is in both PDFs, under the same number; every solution, title and text,
+    is in the book's PDF and none is in the handout's (pdftotext). A block's text is found by
+    its longest run of plain words; a few runs that the layout of the maths around them
+    scrambles in the text layer are allowed to be missed, not more."""
     exercises, solutions = _blocks("exercise"), _blocks("solution")
     assert len(exercises) >= 30 and len(solutions) == len(exercises), (
         len(exercises),
         len(solutions),
     )
-    book = _poppler("pdftotext", pdf, "-")
-    leaflet = _poppler("pdftotext", handout, "-")
+    book = _poppler("pdftotext", "-layout", pdf, "-")
+    leaflet = _poppler("pdftotext", "-layout", handout, "-")
+    numbers = re.compile(r"Exercise\s+(\d+\.\d+)")
+    assert len(set(numbers.findall(leaflet))) == len(exercises)
+    assert set(numbers.findall(leaflet)) == set(numbers.findall(book))
     titles = re.compile(r"Solution to\s+Exercise\s+\d+\.\d+")
     assert len(titles.findall(book)) == len(solutions)
     assert titles.findall(leaflet) == []
     book, leaflet = _letters(book), _letters(leaflet)
-    exercise_phrases = [p for p in map(_phrase, exercises) if p]
-    solution_phrases = [p for p in map(_phrase, solutions) if p]
-    assert len(exercise_phrases) >= 0.8 * len(exercises), "too few phrases: the pattern is wrong"
-    assert len(solution_phrases) >= 0.8 * len(solutions), "too few phrases: the pattern is wrong"
-    missing = [p for p in exercise_phrases if _letters(p) not in book or _letters(p) not in leaflet]
-    assert not missing, missing
-    assert not [p for p in solution_phrases if _letters(p) not in book]
-    leaked = [p for p in solution_phrases if _letters(p) in leaflet]
+    exercise_runs = [_letters(run) for run in map(_phrase, exercises) if run]
+    solution_runs = [_letters(run) for run in map(_phrase, solutions) if run]
+    assert len(exercise_runs) == len(exercises) and len(solution_runs) == len(solutions)
+    exercises_in_book = [run for run in exercise_runs if run in book]
+    assert len(exercises_in_book) >= 0.9 * len(exercise_runs), "the pattern is wrong"
+    assert [run for run in exercises_in_book if run not in leaflet] == []
+    assert len([run for run in solution_runs if run in book]) >= 0.9 * len(solution_runs)
+    leaked = [run for run in solution_runs if run in leaflet]
     assert not leaked, leaked
