@@ -56,8 +56,9 @@ book: $(STAMP)
 # reference or citation and on an overfull box over 20 pt. When the HTML book is built, an
 # incremental build then links the PDF from it (book/_ext/book_pdf.py copies it beside the pages).
 # SOLUTIONS=0 builds the handout for teaching instead, the same book without the solutions of
-# the exercises, _build/latex/trusting-svm-handout.pdf, from the same doctrees (about a minute
-# after `make pdf`); `make test` builds both.
+# the exercises, _build/latex/trusting-svm-handout.pdf (a LaTeX build of its own, as long as the
+# PDF's); it leaves the HTML alone, and the next `make pdf` or `make book` links it. `make test`
+# builds the handout, then the PDF, whose HTML step links both.
 SOLUTIONS ?= 1
 ifeq ($(filter $(SOLUTIONS),0 1),)
 $(error SOLUTIONS must be 1 (the book with the solutions) or 0 (the handout), not '$(SOLUTIONS)')
@@ -70,7 +71,7 @@ pdf: $(STAMP) tex
 		$(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex
 	test -s $(PDF)
 	$(BIN)/python tools/latex_log.py $(PDF:.pdf=.log)
-	if [ -d _build/html ]; then SVMTRUST_PROGRESS=0 $(JB); fi
+	if [ $(SOLUTIONS) = 1 ] && [ -d _build/html ]; then SVMTRUST_PROGRESS=0 $(JB); fi
 
 # Each chapter runs once (`make chapters`): checked as nbval checks it, then rendered by a build
 # from scratch that reuses the execution. The PDF reuses the build's execution cache.
@@ -81,10 +82,10 @@ test: $(STAMP)
 	$(MAKE) unit
 	@date '+%T make test: every chapter executed once, checked, and the book from scratch'
 	$(MAKE) chapters
-	@date '+%T make test: PDF'
-	$(MAKE) pdf
 	@date '+%T make test: the handout PDF (no solutions)'
 	$(MAKE) pdf SOLUTIONS=0
+	@date '+%T make test: PDF'
+	$(MAKE) pdf
 	@date '+%T make test: the HTML in a browser'
 	$(MAKE) html-check REQUIRE_PDF=1
 	@date '+%T make test: passed'
