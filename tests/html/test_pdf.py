@@ -212,23 +212,25 @@ def _blocks(kind: str) -> list[str]:
 
 
 def _phrase(text: str) -> str | None:
-    """The longest run of six or more plain words of a block: no maths, roles, code or
-    options, which the PDF renders differently."""
+    """The start of the longest run of six or more plain words of a block: no maths, roles,
+    code or options, which the PDF renders differently."""
     text = re.sub(r"^:\w[\w-]*:.*$", "|", text, flags=re.M)
     text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$|\{\w+(?::\w+)*\}`[^`]*`|`[^`]*`", "|", text, flags=re.S)
     text = re.sub(r"[*_]", "", text)
     runs = [
         run.strip() for run in re.split(r"[|()\[\]{}:;\"]|\n\s*\n|\n\s*[-+*] |\n\s*\d+\. ", text)
     ]
-    runs = [run for run in runs if len(run.split()) >= 6]
-    return max(runs, key=len) if runs else None
+    runs = [run.split() for run in runs if len(run.split()) >= 6]
+    # its first eight words: a longer run is more often cut by a page break
+    return " ".join(max(runs, key=len)[:8]) if runs else None
 
 
 def test_the_handout_has_the_exercises_and_none_of_the_solutions(pdf, handout):
     """Every exercise is in both PDFs, under the same number; every solution, title and text,
     is in the book's PDF and none is in the handout's (pdftotext). A block's text is found by
-    its longest run of plain words; a few runs that the layout of the maths around them
-    scrambles in the text layer are allowed to be missed, not more."""
+    its longest run of plain words; a few runs that the maths around them or a page break
+    scramble in the text layer may be missed, not more, and no solution's may be found in the
+    handout (where a run recurs elsewhere, the handout has it once fewer)."""
     exercises, solutions = _blocks("exercise"), _blocks("solution")
     assert len(exercises) >= 30 and len(solutions) == len(exercises), (
         len(exercises),
@@ -248,7 +250,9 @@ def test_the_handout_has_the_exercises_and_none_of_the_solutions(pdf, handout):
     assert len(exercise_runs) == len(exercises) and len(solution_runs) == len(solutions)
     exercises_in_book = [run for run in exercise_runs if run in book]
     assert len(exercises_in_book) >= 0.9 * len(exercise_runs), "the pattern is wrong"
-    assert [run for run in exercises_in_book if run not in leaflet] == []
-    assert len([run for run in solution_runs if run in book]) >= 0.9 * len(solution_runs)
-    leaked = [run for run in solution_runs if run in leaflet]
+    assert len([run for run in exercises_in_book if run in leaflet]) >= 0.9 * len(exercise_runs)
+    solutions_in_book = [run for run in solution_runs if run in book]
+    assert len(solutions_in_book) >= 0.9 * len(solution_runs)
+    # a run may recur elsewhere in the book: the handout has it once fewer, at least
+    leaked = [run for run in solutions_in_book if leaflet.count(run) >= book.count(run)]
     assert not leaked, leaked
