@@ -11,10 +11,11 @@
 - The handout: with ``SVMTRUST_SOLUTIONS=0`` in the environment (``make pdf SOLUTIONS=0``) the
   LaTeX build writes ``NAME-handout.tex`` instead, the same book without the solutions of the
   exercises, and says so on its title page. sphinx-exercise's own switch, ``hide_solutions``,
-  is not used: it drops a ``{solution}`` block but leaves the cells between ``solution-start``
-  and ``solution-end`` in the page, and as an environment setting it would make every page be
-  read again and the execution reused only through a second doctree cache. Here the solutions
-  are taken out of the LaTeX document only, so the handout reuses the doctrees of the PDF.
+  is not used: it drops a ``{solution}`` block but leaves in the page the cells between
+  ``solution-start`` and ``solution-end`` (its ``solution-start`` returns nothing, so the
+  merge that would gather them never happens). Here every solution, gated or not, is taken out
+  of the LaTeX document once sphinx-exercise has merged it (:class:`DropSolutions`); the HTML
+  pages and their doctrees keep them.
 - The PDF's metadata (``pdfinfo``): title, authors, and version, release and build commit as
   subject, from ``CITATION.cff`` and ``book/_ext/book_build.py``.
 - Proofs: sphinx-proof writes ``{prf:proof}`` as an admonition without a title, which LaTeX
