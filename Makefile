@@ -52,12 +52,12 @@ book: $(STAMP)
 	SVMTRUST_PROGRESS=0 $(JB)
 
 # The whole book through Jupyter Book's LaTeX builder (XeLaTeX), reusing the execution cache of
-# the HTML build (about a minute after `make book`). tools/latex_log.py fails on an undefined
+# the HTML build (about 2.5 minutes of processor time after `make book`). tools/latex_log.py fails on an undefined
 # reference or citation and on an overfull box over 20 pt. When the HTML book is built, an
 # incremental build then links the PDF from it (book/_ext/book_pdf.py copies it beside the pages).
 # SOLUTIONS=0 builds the handout for teaching instead, the same book without the solutions of
-# the exercises, _build/latex/trusting-svm-handout.pdf (a LaTeX build of its own, as long as the
-# PDF's); it leaves the HTML alone, and the next `make pdf` or `make book` links it. `make test`
+# the exercises, _build/latex/trusting-svm-handout.pdf (a LaTeX build of its own, about 3 minutes
+# of processor time); it leaves the HTML alone, and the next `make pdf` or `make book` links it. `make test`
 # builds the handout, then the PDF, whose HTML step links both.
 SOLUTIONS ?= 1
 ifeq ($(filter $(SOLUTIONS),0 1),)
