@@ -19,7 +19,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # otherwise prints the apt-get command and stops.
 BROWSER_DEBS := chromium
 TEX_DEBS := latexmk texlive-xetex texlive-latex-extra texlive-fonts-recommended \
-	texlive-fonts-extra texlive-plain-generic lmodern fonts-freefont-otf xindy
+	texlive-fonts-extra texlive-plain-generic lmodern fonts-freefont-otf xindy poppler-utils
 # What the HTML tests ask of the PDF: REQUIRE_PDF=1 (as in `make test`) fails when it is missing.
 REQUIRE_PDF ?= 0
 
@@ -29,6 +29,8 @@ REQUIRE_PDF ?= 0
 help:
 	@echo "make book       build the HTML book into _build/html (executes every chapter)"
 	@echo "make pdf        the whole book as one PDF, _build/latex/trusting-svm.pdf (TeX Live)"
+	@echo "make pdf SOLUTIONS=0   the handout: the same without the solutions,"
+	@echo "                _build/latex/trusting-svm-handout.pdf"
 	@echo "make test       style (ruff), unit tests, every chapter executed once and checked as nbval"
 	@echo "                checks it, a from-scratch -W build reusing that execution,"
 	@echo "                the PDF, and the HTML checked in a headless Chromium"
@@ -50,15 +52,26 @@ book: $(STAMP)
 	SVMTRUST_PROGRESS=0 $(JB)
 
 # The whole book through Jupyter Book's LaTeX builder (XeLaTeX), reusing the execution cache of
-# the HTML build (about a minute after `make book`). tools/latex_log.py fails on an undefined
+# the HTML build (about 2.5 minutes of processor time after `make book`). tools/latex_log.py fails on an undefined
 # reference or citation and on an overfull box over 20 pt. When the HTML book is built, an
 # incremental build then links the PDF from it (book/_ext/book_pdf.py copies it beside the pages).
+# SOLUTIONS=0 builds the handout for teaching instead, the same book without the solutions of
+# the exercises, _build/latex/trusting-svm-handout.pdf (a LaTeX build of its own, about 3 minutes
+# of processor time); it leaves the HTML alone, and the next `make pdf` or `make book` links it. `make test`
+# builds the handout, then the PDF, whose HTML step links both.
+SOLUTIONS ?= 1
+ifeq ($(filter $(SOLUTIONS),0 1),)
+$(error SOLUTIONS must be 1 (the book with the solutions) or 0 (the handout), not '$(SOLUTIONS)')
+endif
+PDF := _build/latex/trusting-svm$(if $(filter 0,$(SOLUTIONS)),-handout).pdf
+
 pdf: $(STAMP) tex
-	rm -f _build/latex/trusting-svm.pdf
-	SVMTRUST_PROGRESS=0 $(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex
-	test -s _build/latex/trusting-svm.pdf
-	$(BIN)/python tools/latex_log.py _build/latex/trusting-svm.log
-	if [ -d _build/html ]; then SVMTRUST_PROGRESS=0 $(JB); fi
+	rm -f $(PDF)
+	SVMTRUST_SOLUTIONS=$(SOLUTIONS) SVMTRUST_PROGRESS=0 \
+		$(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex
+	test -s $(PDF)
+	$(BIN)/python tools/latex_log.py $(PDF:.pdf=.log)
+	if [ $(SOLUTIONS) = 1 ] && [ -d _build/html ]; then SVMTRUST_PROGRESS=0 $(JB); fi
 
 # Each chapter runs once (`make chapters`): checked as nbval checks it, then rendered by a build
 # from scratch that reuses the execution. The PDF reuses the build's execution cache.
@@ -69,6 +82,8 @@ test: $(STAMP)
 	$(MAKE) unit
 	@date '+%T make test: every chapter executed once, checked, and the book from scratch'
 	$(MAKE) chapters
+	@date '+%T make test: the handout PDF (no solutions)'
+	$(MAKE) pdf SOLUTIONS=0
 	@date '+%T make test: PDF'
 	$(MAKE) pdf
 	@date '+%T make test: the HTML in a browser'

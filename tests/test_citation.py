@@ -93,3 +93,118 @@ def test_reference_lists_are_labelled_as_the_text_cites():
     assert by_key["chapelle1999model"] == "Chapelle and Vapnik, 1999"
     assert by_key["saunders1999transduction"] == "Saunders et al., 1999"
     assert by_key["scholkopf2002learning"] == "Schölkopf and Smola, 2002"
+
+
+def _pyproject_version():
+    import tomllib
+
+    with (ROOT / "lib" / "pyproject.toml").open("rb") as handle:
+        return tomllib.load(handle)["project"]["version"]
+
+
+def _bibtex_field(entry, field):
+    found = re.search(rf"^\s*{field}\s*=\s*\{{(.*?)\}}\s*,?\s*$", entry, flags=re.M | re.S)
+    assert found, f"no {field} in {entry}"
+    return found.group(1)
+
+
+def test_version_date_and_commit_agree_everywhere():
+    """CITATION.cff (and its preferred citation), the package's pyproject.toml and the BibTeX
+    entries of the README and the introduction give one version, one release date and one
+    release commit."""
+    cff = _cff()
+    version, released, commit = str(cff["version"]), str(cff["date-released"]), cff["commit"]
+    assert re.fullmatch(r"[0-9a-f]{40}", commit), commit
+    preferred = cff["preferred-citation"]
+    assert (str(preferred["version"]), str(preferred["date-released"])) == (version, released)
+    assert preferred["commit"] == commit
+    assert _pyproject_version() == version
+    for path in ("README.md", "book/intro.md"):
+        entry = _bibtex(path)
+        assert _bibtex_field(entry, "version") == version, path
+        assert _bibtex_field(entry, "year") == released[:4], path
+        note = " ".join(_bibtex_field(entry, "note").split())
+        assert f"version {version}, released {released}, commit {commit}" in note, path
+
+
+def _git(*args):
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        return None
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    return done.stdout if done.returncode == 0 else None
+
+
+def test_the_release_commit_is_the_release():
+    """The commit CITATION.cff names holds a CITATION.cff of the same version and release
+    date, and was committed on that date (UTC). Needs the repository's history: skipped in an
+    exported tree or a shallow clone that lacks the commit."""
+    cff = _cff()
+    released_cff = _git("show", f"{cff['commit']}:CITATION.cff")
+    if released_cff is None:
+        import pytest
+
+        pytest.skip(f"no git history holding {cff['commit']} (exported tree or shallow clone)")
+    then = yaml.safe_load(released_cff)
+    assert (str(then["version"]), str(then["date-released"])) == (
+        str(cff["version"]),
+        str(cff["date-released"]),
+    )
+    date = _git("show", "-s", "--format=%cd", "--date=format-local:%Y-%m-%d", cff["commit"])
+    assert date is not None
+    assert date.strip() == str(cff["date-released"])
+
+
+def _book_ext(name):
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    return importlib.import_module(name)
+
+
+def test_the_build_names_its_commit(tmp_path):
+    """The build reads its commit from SVMTRUST_COMMIT, else from git, else says it is
+    unknown; a malformed SVMTRUST_COMMIT is refused by name."""
+    import pytest
+
+    book_build = _book_ext("book_build")
+    given = "0123456789ABCDEF0123456789abcdef01234567"
+    assert book_build.build_commit(ROOT, {"SVMTRUST_COMMIT": given}) == (given.lower(), False)
+    for bad in ("1a2b3c", "g" * 40, "HEAD"):
+        with pytest.raises(ValueError, match="SVMTRUST_COMMIT"):
+            book_build.build_commit(ROOT, {"SVMTRUST_COMMIT": bad})
+    # outside any repository (tmp_path lies outside the book's) and without the variable
+    assert book_build.build_commit(tmp_path, {}) == (None, False)
+    ident = {
+        "version": "1.2.3",
+        "released": "2030-01-02",
+        "release_commit": "a" * 40,
+        "commit": None,
+        "modified": False,
+    }
+    assert "unknown commit" in book_build.sentence(ident)
+    assert "version 1.2.3, released 2030-01-02 (commit " + "a" * 40 in book_build.sentence(ident)
+    same = {**ident, "commit": "a" * 40}
+    assert book_build.sentence(same).startswith("This copy of the book is version 1.2.3")
+    later = {**ident, "commit": "b" * 40, "modified": True}
+    assert f"commit {'b' * 40} with uncommitted changes" in book_build.sentence(later)
+    head = _git("rev-parse", "HEAD")
+    if head is not None:
+        assert book_build.build_commit(ROOT, {})[0] == head.strip()
+
+
+def test_the_handout_switch_takes_zero_or_one():
+    import pytest
+
+    book_pdf = _book_ext("book_pdf")
+    assert book_pdf.handout({}) is False
+    assert book_pdf.handout({"SVMTRUST_SOLUTIONS": "1"}) is False
+    assert book_pdf.handout({"SVMTRUST_SOLUTIONS": "0"}) is True
+    for bad in ("no", "2", "false"):
+        with pytest.raises(ValueError, match="SVMTRUST_SOLUTIONS"):
+            book_pdf.handout({"SVMTRUST_SOLUTIONS": bad})
+    assert "Handout" in book_pdf.title_page(without_solutions=True)
+    assert "Handout" not in book_pdf.title_page()

@@ -8,17 +8,34 @@
   to build it, so that no link of the HTML book points to a missing file; in the PDF itself it
   says nothing. A page holding the directive is rebuilt whenever the PDF appears, changes or
   goes, so an incremental HTML build after ``make pdf`` links it.
+- The handout: with ``SVMTRUST_SOLUTIONS=0`` in the environment (``make pdf SOLUTIONS=0``) the
+  LaTeX build writes ``NAME-handout.tex`` instead, the same book without the solutions of the
+  exercises, and says so on its title page. sphinx-exercise's own switch, ``hide_solutions``,
+  is not used: it drops a ``{solution}`` block but leaves in the page the cells between
+  ``solution-start`` and ``solution-end`` (its ``solution-start`` returns nothing, so the
+  merge that would gather them never happens). Here every solution, gated or not, is taken out
+  of the LaTeX document once sphinx-exercise has merged it (:class:`DropSolutions`); the HTML
+  pages and their doctrees keep them.
+- The PDF's metadata (``pdfinfo``): title, authors, and version, release and build commit as
+  subject, from ``CITATION.cff`` and ``book/_ext/book_build.py``.
+- Proofs: sphinx-proof writes ``{prf:proof}`` as an admonition without a title, which LaTeX
+  typesets as a box with an empty title bar and an icon; in the PDF a proof is run-in text
+  instead, "*Proof.* ...", closed by a square, as printed books set it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
 
-import yaml
+from book_build import citation, sentence
 from docutils import nodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
+from sphinx_exercise.nodes import solution_node
+from sphinx_proof.nodes import proof_node
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,9 +44,30 @@ class book_pdf(nodes.General, nodes.Element):  # noqa: N801 (docutils names node
     """Where the PDF link goes; replaced when the page is written."""
 
 
-def citation() -> dict:
-    """The book's ``CITATION.cff``."""
-    return yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+#: The suffix of the handout's file name: ``trusting-svm-handout.pdf``.
+HANDOUT = "-handout"
+
+
+def handout(environ=None) -> bool:
+    """Whether this LaTeX build is the handout: ``SVMTRUST_SOLUTIONS`` is ``0``.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        The environment; ``os.environ`` by default.
+
+    Raises
+    ------
+    ValueError
+        If ``SVMTRUST_SOLUTIONS`` is set to anything but ``0`` or ``1``.
+    """
+    value = (os.environ if environ is None else environ).get("SVMTRUST_SOLUTIONS", "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(
+            f"SVMTRUST_SOLUTIONS must be 1 (the book with solutions) or 0 (the handout "
+            f"without them), got {value!r}"
+        )
+    return value == "0"
 
 
 def bibtex_entry() -> str:
@@ -46,20 +84,29 @@ def _tex(text: str) -> str:
     return re.sub(r"([&%$#_{}])", r"\\\1", str(text))
 
 
-def title_page() -> str:
-    """The LaTeX of the PDF's title page: title, authors, version and release date from
-    CITATION.cff, and the BibTeX entry to cite the book with."""
+def title_page(without_solutions: bool = False) -> str:
+    """The LaTeX of the PDF's title page: title, authors, version, release date and build commit
+    (``CITATION.cff``, ``book/_ext/book_build.py``), and the BibTeX entry to cite the book with;
+    the handout (``without_solutions``) says that it leaves the solutions out."""
     cff = citation()
     authors = " and ".join(_tex(a.get("name") or a.get("family-names", "")) for a in cff["authors"])
+    kind = ""
+    if without_solutions:
+        kind = r"\vspace{1cm}{\large\itshape Handout: the exercises without their solutions\par}"
     return rf"""
 \begin{{titlepage}}
 \centering
 \vspace*{{3cm}}
 {{\Huge\bfseries {_tex(cff["title"])}\par}}
+{kind}
 \vspace{{1.5cm}}
 {{\Large {authors}\par}}
 \vspace{{1cm}}
 {{\large Version {_tex(cff["version"])}, released {_tex(cff["date-released"])}\par}}
+\vspace{{0.5cm}}
+\begin{{minipage}}{{0.8\linewidth}}\centering\small
+{_tex(sentence())}
+\end{{minipage}}
 \vfill
 \begin{{minipage}}{{\linewidth}}
 \small Cite this book as below (the same record is in the repository's \texttt{{CITATION.cff}}),
@@ -73,20 +120,47 @@ and cite the original papers too when you use their methods.
 """
 
 
+def metadata() -> str:
+    """The LaTeX that sets the PDF's metadata: title, authors, subject (version, release and
+    build commit) and keywords, from ``CITATION.cff``. Set at the start of the document, when
+    hyperref, which writes them, is loaded."""
+    cff = citation()
+    authors = ", ".join(a.get("name") or a.get("family-names", "") for a in cff["authors"])
+    subject = sentence()
+    fields = {
+        "pdftitle": cff["title"],
+        "pdfauthor": authors,
+        "pdfsubject": subject,
+        "pdfkeywords": ", ".join(cff.get("keywords", [])),
+    }
+    body = ",\n  ".join(f"{key}={{{_tex(value)}}}" for key, value in fields.items())
+    return f"\\AtBeginDocument{{\\hypersetup{{\n  {body}}}}}\n"
+
+
 def pdf_name(config) -> str:
     """File name of the PDF: the LaTeX target of the book with ``.pdf``."""
     return Path(config.latex_documents[0][1]).with_suffix(".pdf").name
 
 
-def built_pdf(app) -> Path:
-    """Where ``make pdf`` leaves the PDF: ``_build/latex/NAME.pdf`` beside ``_build/html``."""
-    return Path(app.outdir).parent / "latex" / pdf_name(app.config)
+def handout_name(config) -> str:
+    """File name of the handout: ``NAME-handout.pdf``."""
+    name = Path(pdf_name(config))
+    return name.with_stem(name.stem + HANDOUT).name
+
+
+def built_pdf(app, name: str | None = None) -> Path:
+    """Where ``make pdf`` leaves a PDF (the book's by default): ``_build/latex/NAME.pdf``
+    beside ``_build/html``."""
+    return Path(app.outdir).parent / "latex" / (name or pdf_name(app.config))
 
 
 def _state(app) -> tuple:
-    """What the HTML pages say about the PDF depends on: whether it exists, and its version."""
-    pdf = built_pdf(app)
-    return (pdf.stat().st_size, pdf.stat().st_mtime_ns) if pdf.is_file() else None
+    """What the HTML pages say about the PDFs depends on: which exist, and their versions."""
+    state = []
+    for name in (pdf_name(app.config), handout_name(app.config)):
+        pdf = built_pdf(app, name)
+        state.append((pdf.stat().st_size, pdf.stat().st_mtime_ns) if pdf.is_file() else None)
+    return tuple(state)
 
 
 class BookPdf(SphinxDirective):
@@ -114,16 +188,95 @@ PREAMBLE = r"""
 """
 
 
+#: Added to the LaTeX preamble: a proof as run-in text, "*Proof.* ...", closed by a square at
+#: the right margin of its last line (of a line of its own when the proof ends with a display
+#: or a list).
+PROOF = r"""
+\newcommand{\bookqed}{\nobreak\hfill\ensuremath{\square}}
+\newenvironment{bookproof}{\par\medskip}{\par\medskip}
+"""
+
+
 def configure(app, config):
-    """A4 paper, the book's own title page, and no general index in the LaTeX build (the HTML
-    book has none either: the book has no index entries, only the API's objects, whose long
-    names do not fit its two columns)."""
+    """A4 paper, the book's own title page (the handout's when ``SVMTRUST_SOLUTIONS=0``), the
+    PDF's metadata, and no general index in the LaTeX build (the HTML book has none either: the
+    book has no index entries, only the API's objects, whose long names do not fit its two
+    columns)."""
     elements = dict(config.latex_elements or {})
     elements["papersize"] = "a4paper"
-    elements["maketitle"] = title_page()
+    elements["maketitle"] = title_page(without_solutions=handout())
     elements["printindex"] = ""
-    elements["preamble"] = elements.get("preamble", "") + PREAMBLE
+    elements["preamble"] = elements.get("preamble", "") + PREAMBLE + PROOF + metadata()
     config.latex_elements = elements
+
+
+def handout_target(app, env):
+    """In the handout build, write ``NAME-handout.tex`` in place of ``NAME.tex``.
+
+    Jupyter Book sets the LaTeX target after Sphinx has started (``_config.yml``'s
+    ``latex_documents``), so the name is changed once the pages are read (the LaTeX builder
+    emits no ``write-started``)."""
+    if app.builder.format != "latex" or not handout():
+        return []
+    documents = []
+    for entry in app.config.latex_documents:
+        entry = list(entry)
+        target = Path(entry[1])
+        if not target.stem.endswith(HANDOUT):
+            entry[1] = target.with_stem(target.stem + HANDOUT).name
+        documents.append(tuple(entry))
+    app.config.latex_documents = documents
+    return []
+
+
+class DropSolutions(SphinxPostTransform):
+    """The handout: every solution of an exercise leaves the LaTeX document (sphinx-exercise
+    has by then merged a ``solution-start``/``solution-end`` pair, cells included, into one
+    solution)."""
+
+    default_priority = 5
+    formats = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        if not handout():
+            return
+        for node in list(self.document.findall(solution_node)):
+            node.parent.remove(node)
+
+
+class RunInProofs(SphinxPostTransform):
+    """A proof in the PDF: run-in text in the ``bookproof`` environment of the preamble, its
+    opening word in italics, instead of an admonition box with an empty title bar."""
+
+    default_priority = 5
+    formats = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        for proof in list(self.document.findall(proof_node)):
+            for box in [child for child in proof.children if isinstance(child, nodes.admonition)]:
+                self._emphasise_opening(box)
+                qed = nodes.raw("", "\\bookqed", format="latex")
+                body = list(box.children)
+                if body and isinstance(body[-1], nodes.paragraph):
+                    body[-1] += qed
+                else:
+                    body.append(qed)
+                begin = nodes.raw("", "\n\\begin{bookproof}\n", format="latex")
+                end = nodes.raw("", "\n\\end{bookproof}\n", format="latex")
+                box.replace_self([begin, *body, end])
+
+    @staticmethod
+    def _emphasise_opening(box: nodes.Element) -> None:
+        """sphinx-proof opens the first paragraph with "Proof. " (or "Proof. Sketch"): set
+        "Proof." in italics."""
+        paragraph = next(iter(box.findall(nodes.paragraph)), None)
+        if paragraph is None or not paragraph.children:
+            return
+        first = paragraph.children[0]
+        if isinstance(first, nodes.Text) and first.startswith("Proof."):
+            rest = str(first)[len("Proof.") :]
+            paragraph.replace(first, nodes.emphasis("", "Proof."))
+            paragraph.insert(1, nodes.Text(rest))
 
 
 def number_like_the_html(app):
@@ -179,33 +332,46 @@ def resolve(app, doctree, docname):
             continue
         name = pdf_name(app.config)
         paragraph = nodes.paragraph()
+        up = "../" * docname.count("/")
         if built_pdf(app).is_file():
-            uri = "../" * docname.count("/") + name
             paragraph += nodes.Text("The whole book as one PDF (A4), title page and citation: ")
-            paragraph += nodes.reference("", name, refuri=uri, classes=["book-pdf"])
+            paragraph += nodes.reference("", name, refuri=up + name, classes=["book-pdf"])
             paragraph += nodes.Text(".")
         else:
             paragraph += nodes.Text("This build of the book has no PDF; ")
             paragraph += nodes.literal("", "make pdf")
             paragraph += nodes.Text(" builds one and links it here.")
+        handout_pdf = handout_name(app.config)
+        if built_pdf(app, handout_pdf).is_file():
+            paragraph += nodes.Text(" For teaching, the same without the solutions: ")
+            paragraph += nodes.reference(
+                "", handout_pdf, refuri=up + handout_pdf, classes=["book-pdf"]
+            )
+            paragraph += nodes.Text(" (")
+            paragraph += nodes.literal("", "make pdf SOLUTIONS=0")
+            paragraph += nodes.Text(").")
         node.replace_self(paragraph)
 
 
 def copy_pdf(app, exception):
-    """Put the PDF next to the HTML pages, or remove a stale copy when there is none."""
+    """Put the PDFs next to the HTML pages, or remove a stale copy when there is none."""
     if exception is not None or app.builder.format != "html":
         return
-    target = Path(app.outdir) / pdf_name(app.config)
-    if built_pdf(app).is_file():
-        shutil.copy2(built_pdf(app), target)
-    elif target.exists():
-        target.unlink()
+    for name in (pdf_name(app.config), handout_name(app.config)):
+        target = Path(app.outdir) / name
+        if built_pdf(app, name).is_file():
+            shutil.copy2(built_pdf(app, name), target)
+        elif target.exists():
+            target.unlink()
 
 
 def setup(app):
     app.add_node(book_pdf)
     app.add_directive("book-pdf", BookPdf)
     app.connect("config-inited", configure)
+    app.connect("env-updated", handout_target)
+    app.add_post_transform(DropSolutions)
+    app.add_post_transform(RunInProofs)
     app.connect("builder-inited", number_like_the_html, priority=900)
     app.connect("env-get-updated", restore_depth, priority=900)
     app.connect("env-get-outdated", outdated)

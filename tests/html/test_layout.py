@@ -138,3 +138,29 @@ def test_no_display_equation_is_wider_than_its_box(layouts, medium):
 def test_no_page_scrolls_sideways_on_a_phone(layouts):
     wide = {name: page["phone"] for name, page in layouts.items() if page["phone"] > 0}
     assert not wide, wide
+
+
+#: Wait until the search has listed its results (at most 10 s), then report what it shows.
+SEARCH_RESULTS = """(async () => {
+  for (let i = 0; i < 100 && !document.querySelector('#search-results li'); i++)
+    await new Promise(resolve => setTimeout(resolve, 100));
+  await new Promise(resolve => setTimeout(resolve, 500));
+  const note = document.querySelector('.search-offline-note');
+  return {
+    results: document.querySelectorAll('#search-results li').length,
+    excerpts: document.querySelectorAll('#search-results p.context').length,
+    summaries: DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY,
+    note: note ? note.textContent : '',
+  };
+})()"""
+
+
+def test_search_from_the_disk_fetches_nothing_and_says_how_to_serve(browser, html_dir):
+    """Opened from the disk (file://), the search lists its pages, asks for no excerpts (a
+    browser refuses the requests that fetch them) and says how to serve the book for them
+    (book/_static/search_offline.js)."""
+    browser.open((html_dir / "search.html").as_uri() + "?q=credibility")
+    found = browser.evaluate(SEARCH_RESULTS)
+    assert found["results"] >= 5, found
+    assert found["summaries"] is False and found["excerpts"] == 0, found
+    assert "python -m http.server -d _build/html" in found["note"], found

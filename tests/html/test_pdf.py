@@ -7,9 +7,12 @@ that is not there, with or without one.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -24,16 +27,26 @@ sys.path.insert(0, str(ROOT / "tools"))
 import latex_log  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def pdf() -> Path:
-    """The built PDF, or a failure (REQUIRE_PDF=1) or skip that says how to build it."""
-    path = LATEX / f"{NAME}.pdf"
+def _built(path: Path, command: str) -> Path:
+    """``path``, or a failure (REQUIRE_PDF=1) or skip that says how to build it."""
     if not path.is_file():
-        message = f"no PDF at {path}: run `make pdf` (it needs TeX Live, see README.md)"
+        message = f"no PDF at {path}: run `{command}` (it needs TeX Live, see README.md)"
         if os.environ.get("REQUIRE_PDF") == "1":
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+@pytest.fixture(scope="module")
+def pdf() -> Path:
+    """The built PDF, or a failure (REQUIRE_PDF=1) or skip that says how to build it."""
+    return _built(LATEX / f"{NAME}.pdf", "make pdf")
+
+
+@pytest.fixture(scope="module")
+def handout() -> Path:
+    """The handout without solutions (``make pdf SOLUTIONS=0``), as :func:`pdf`."""
+    return _built(LATEX / f"{NAME}-handout.pdf", "make pdf SOLUTIONS=0")
 
 
 def _soup(path: Path) -> BeautifulSoup:
@@ -128,3 +141,118 @@ def test_numbering_matches_the_html(pdf, html_dir):
         if pdf_number is None or pdf_number.strip("()") != number.strip("()"):
             differ[key] = (number, pdf_number)
     assert not differ, differ
+
+
+def _poppler(tool: str, *args) -> str:
+    """The output of a poppler tool (``pdfinfo``, ``pdftotext``), installed with TeX Live by
+    ``make pdf`` (Debian package poppler-utils)."""
+    try:
+        done = subprocess.run([tool, *map(str, args)], capture_output=True, check=True)
+    except FileNotFoundError:
+        pytest.fail(f"{tool} is missing: install poppler-utils (make pdf installs it as root)")
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def _info(path: Path) -> dict[str, str]:
+    """pdfinfo's fields, by name."""
+    lines = _poppler("pdfinfo", "-enc", "UTF-8", path).splitlines()
+    return {
+        key.strip(): value.strip()
+        for key, value in (line.split(":", 1) for line in lines if ":" in line)
+    }
+
+
+def _letters(text: str) -> str:
+    """Only the letters, in lower case: text compared across line breaks, hyphenation,
+    ligatures ("\ufb01" is "fi") and markup."""
+    return re.sub(r"[^a-z]", "", unicodedata.normalize("NFKC", text).lower())
+
+
+def _build_sentence(html_dir: Path) -> str:
+    """What the HTML introduction says about the build (``{book-build}``)."""
+    found = _soup(html_dir / "book" / "intro.html").select_one("p.book-build")
+    assert found is not None, "the introduction has no {book-build} sentence"
+    return " ".join(found.get_text().split())
+
+
+@pytest.mark.parametrize("which", ["pdf", "handout"])
+def test_metadata_and_title_page_name_the_release_and_the_build(which, request, html_dir):
+    """pdfinfo gives the book's title and authors, and as subject the sentence the HTML
+    introduction gives about this build (version, release, build commit); the title page
+    carries the same sentence."""
+    path = request.getfixturevalue(which)
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    info = _info(path)
+    assert info["Title"] == cff["title"]
+    assert info["Author"] == ", ".join(author["name"] for author in cff["authors"])
+    sentence = _build_sentence(html_dir)
+    assert " ".join(info["Subject"].split()) == sentence
+    assert f"version {cff['version']}, released {cff['date-released']}" in sentence
+    assert re.search(r"commit [0-9a-f]{40}", sentence), sentence
+    first_page = _poppler("pdftotext", "-f", "1", "-l", "1", path, "-")
+    assert _letters(sentence) in _letters(first_page)
+    assert ("Handout" in first_page) == (which == "handout")
+
+
+def _blocks(kind: str) -> list[str]:
+    """The text of every ``{exercise}`` or ``{solution}`` of the chapters, fenced or gated
+    (``solution-start`` ... ``solution-end``)."""
+    texts = []
+    for chapter in sorted((ROOT / "book").glob("*.ipynb")):
+        cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+        source = "\n".join(
+            "".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"
+        )
+        fenced = rf"(`{{3,}})\{{{kind}\}}[^\n]*\n(.*?)\n\1"
+        texts += [match.group(2) for match in re.finditer(fenced, source, flags=re.S)]
+        if kind == "solution":
+            gated = r"\{solution-start\}.*?\n`{3,}\n(.*?)`{3,}\{solution-end\}"
+            texts += [match.group(1) for match in re.finditer(gated, source, flags=re.S)]
+    return texts
+
+
+def _phrase(text: str) -> str | None:
+    """The start of the longest run of six or more plain words of a block: no maths, roles,
+    code or options, which the PDF renders differently."""
+    text = re.sub(r"^:\w[\w-]*:.*$", "|", text, flags=re.M)
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$|\{\w+(?::\w+)*\}`[^`]*`|`[^`]*`", "|", text, flags=re.S)
+    text = re.sub(r"[*_]", "", text)
+    runs = [
+        run.strip() for run in re.split(r"[|()\[\]{}:;\"]|\n\s*\n|\n\s*[-+*] |\n\s*\d+\. ", text)
+    ]
+    runs = [run.split() for run in runs if len(run.split()) >= 6]
+    # its first eight words: a longer run is more often cut by a page break
+    return " ".join(max(runs, key=len)[:8]) if runs else None
+
+
+def test_the_handout_has_the_exercises_and_none_of_the_solutions(pdf, handout):
+    """Every exercise is in both PDFs, under the same number; every solution, title and text,
+    is in the book's PDF and none is in the handout's (pdftotext). A block's text is found by
+    its longest run of plain words; a few runs that the maths around them or a page break
+    scramble in the text layer may be missed, not more, and no solution's may be found in the
+    handout (where a run recurs elsewhere, the handout has it once fewer)."""
+    exercises, solutions = _blocks("exercise"), _blocks("solution")
+    assert len(exercises) >= 30 and len(solutions) == len(exercises), (
+        len(exercises),
+        len(solutions),
+    )
+    book = _poppler("pdftotext", "-layout", pdf, "-")
+    leaflet = _poppler("pdftotext", "-layout", handout, "-")
+    numbers = re.compile(r"Exercise\s+(\d+\.\d+)")
+    assert len(set(numbers.findall(leaflet))) == len(exercises)
+    assert set(numbers.findall(leaflet)) == set(numbers.findall(book))
+    titles = re.compile(r"Solution to\s+Exercise\s+\d+\.\d+")
+    assert len(titles.findall(book)) == len(solutions)
+    assert titles.findall(leaflet) == []
+    book, leaflet = _letters(book), _letters(leaflet)
+    exercise_runs = [_letters(run) for run in map(_phrase, exercises) if run]
+    solution_runs = [_letters(run) for run in map(_phrase, solutions) if run]
+    assert len(exercise_runs) == len(exercises) and len(solution_runs) == len(solutions)
+    exercises_in_book = [run for run in exercise_runs if run in book]
+    assert len(exercises_in_book) >= 0.9 * len(exercise_runs), "the pattern is wrong"
+    assert len([run for run in exercises_in_book if run in leaflet]) >= 0.9 * len(exercise_runs)
+    solutions_in_book = [run for run in solution_runs if run in book]
+    assert len(solutions_in_book) >= 0.9 * len(solution_runs)
+    # a run may recur elsewhere in the book: the handout has it once fewer, at least
+    leaked = [run for run in solutions_in_book if leaflet.count(run) >= book.count(run)]
+    assert not leaked, leaked
