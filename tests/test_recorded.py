@@ -45,13 +45,7 @@ Not covered, and why:
   compared;
 - the Cross-Validation and SVM-L_inf rows of nonconformity_selection (see above);
 - the completeness test of selection_compared below also recomputes one more grid point
-  (ionosphere, split 1, the second gamma and C);
-- selection_compared's ``l2_rescaled`` (:data:`NOT_A_FUNCTION_OF_THE_SPLIT`): the rescaling
-  takes kernel-PCA axes of ``K + I / C``, and duplicate rows give that matrix a repeated
-  eigenvalue ``1 / C`` (12 times on breast), whose axes are any orthonormal basis of the
-  eigenspace: the value depends on the basis LAPACK returns, and permuting breast's training rows
-  moves it (0.290, 0.284, 0.282 at one grid point). A defect of the functional as implemented,
-  left for the selection chapter's issue, not a stale record.
+  (ionosphere, split 1, the second gamma and C).
 """
 
 from __future__ import annotations
@@ -463,10 +457,6 @@ def check_nonconformity_selection(load) -> list[str]:
     return problems
 
 
-#: Columns of a recorded run that are not a function of the split (module notes): not compared.
-NOT_A_FUNCTION_OF_THE_SPLIT = ("l2_rescaled",)
-
-
 def check_selection_compared(load) -> list[str]:
     """Split 0 of every third data set at the first grid point."""
     rows = load("selection_compared")
@@ -479,7 +469,7 @@ def check_selection_compared(load) -> list[str]:
         gammas, Cs = selection_compared.grid("paper", data["X_train"].shape[1])
         with threadpool_limits(1):  # as the run's tasks
             again = selection_compared._evaluate_grid(data, gammas[:1], Cs[:1])
-        again = again.drop(columns=["gamma", "C", *NOT_A_FUNCTION_OF_THE_SPLIT])
+        again = again.drop(columns=["gamma", "C"])
         again = again.assign(data=name, split=split)
         stored = grid_rows[(grid_rows["data"] == name) & (grid_rows["split"] == split)]
         stored = stored.iloc[:1].drop(columns=["gamma", "C"])  # the grid is gamma-major
