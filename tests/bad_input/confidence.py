@@ -748,3 +748,86 @@ CASES = (
         ),
     ]
 )
+
+
+#: Paired differences of the recorded kind, in miniature (two data sets, one claim).
+_DIFFS = pd.DataFrame(
+    {"mean": [-0.1, 0.05], "se": [0.02, 0.03], "z": [-5.0, 1.7], "trials": [10, 10]},
+    index=pd.MultiIndex.from_tuples(
+        [("Split - Cross", "pima"), ("Split - Cross", "iris")], names=["pair", "data"]
+    ),
+)
+_TIMES = pd.DataFrame(
+    {"fit": [0.1], "per object": [0.01]}, index=pd.Index(["Split"], name="machine")
+)
+CASES += [
+    (
+        P + "set_verdicts",
+        "differences not a table",
+        lambda: protocol.set_verdicts("d"),
+        "differences",
+    ),
+    (
+        P + "set_verdicts",
+        "differences without z",
+        lambda: protocol.set_verdicts(_DIFFS.drop(columns="z")),
+        "differences",
+    ),
+    (P + "set_verdicts", "level 1.5", lambda: protocol.set_verdicts(_DIFFS, 1.5), "level"),
+    (
+        P + "blocked_verdicts",
+        "differences not a table",
+        lambda: protocol.blocked_verdicts([1, 2]),
+        "differences",
+    ),
+    (
+        P + "blocked_verdicts",
+        "no claim besides the data sets",
+        lambda: protocol.blocked_verdicts(_DIFFS.droplevel("pair")),
+        "differences",
+    ),
+    (P + "blocked_verdicts", "level 0", lambda: protocol.blocked_verdicts(_DIFFS, 0.0), "level"),
+    (
+        P + "fit_and_object_times",
+        "unknown data set",
+        lambda: protocol.fit_and_object_times("nope"),
+        "name",
+    ),
+    (
+        P + "fit_and_object_times",
+        "repeats zero",
+        lambda: protocol.fit_and_object_times(repeats=0),
+        "repeats",
+    ),
+    (
+        P + "fit_and_object_times",
+        "an unknown machine",
+        lambda: protocol.fit_and_object_times(timed=("Magic",)),
+        "timed",
+    ),
+    (
+        P + "fit_and_object_times",
+        "timed a string",
+        lambda: protocol.fit_and_object_times(timed="Split"),
+        "timed",
+    ),
+    (
+        P + "cost_per_object",
+        "times without per object",
+        lambda: protocol.cost_per_object(_TIMES.drop(columns="per object")),
+        "times",
+    ),
+    (P + "cost_per_object", "negative seconds", lambda: protocol.cost_per_object(-_TIMES), "times"),
+    (
+        P + "cost_per_object",
+        "objects zero",
+        lambda: protocol.cost_per_object(_TIMES, [0]),
+        "objects",
+    ),
+    (
+        P + "cost_per_object",
+        "objects empty",
+        lambda: protocol.cost_per_object(_TIMES, []),
+        "objects",
+    ),
+]

@@ -225,3 +225,13 @@ CASES = [
     for name, func in _TABLES.items()
     for description, bad in _BAD_RESULTS.items()
 ]
+CASES += [
+    (M + "edge_choices", "results not a table", lambda: sc.edge_choices("results"), "results"),
+    (M + "edge_choices", "protocol unknown", lambda: sc.edge_choices(RESULTS, "hard"), "protocol"),
+    (
+        M + "edge_choices",
+        "results without choice rows",
+        lambda: sc.edge_choices(RESULTS.iloc[:1]),
+        "results",
+    ),
+]
