@@ -588,3 +588,17 @@ def test_fit_and_object_times_time_each_machine():
     )
     assert times.index.tolist() == ["Split", "TCM-NN"]
     assert (times > 0).all().all() and np.isfinite(times.to_numpy()).all()
+
+
+def test_cross_conformal_error_bound_by_hand_and_against_cv_plus():
+    """Eq. (cc-cross-bound) at the chapter's n = 100, K = 5 by hand (0.2 + 1.8 * 4 / 105), and
+    its excess over 2 eps equal to Barber et al.'s 2 (1 - 1/K) / (n/K + 1) as eps -> 0."""
+    assert protocol.cross_conformal_error_bound(0.1, 100, 5) == pytest.approx(0.2 + 7.2 / 105)
+    assert round(protocol.cross_conformal_error_bound(0.1, 100), 3) == 0.269  # K = N_FOLDS = 5
+    for n, K in ((10, 2), (100, 5), (1000, 10), (37, 37)):
+        excess = protocol.cross_conformal_error_bound(1e-12, n, K) - 2e-12
+        assert excess == pytest.approx(2 * (1 - 1 / K) / (n / K + 1), rel=1e-9)
+    bounds = [protocol.cross_conformal_error_bound(e, 100) for e in (0.01, 0.05, 0.1, 0.2)]
+    assert bounds == sorted(bounds) and all(
+        2 * e < b for e, b in zip((0.01, 0.05, 0.1, 0.2), bounds)
+    )

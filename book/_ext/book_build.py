@@ -29,6 +29,7 @@ from pathlib import Path
 
 import yaml
 from docutils import nodes
+from page_tracking import PageTracker
 from sphinx.util.docutils import SphinxDirective
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,31 +144,17 @@ class BookBuild(SphinxDirective):
     """``{book-build}``: the version, release and commit of this copy of the book."""
 
     def run(self):
-        self.env.book_build_pages = getattr(self.env, "book_build_pages", set()) | {
-            self.env.docname
-        }
+        PAGES.record(self.env)
         return [book_build()]
 
 
-def outdated(app, env, added, changed, removed):
-    """The pages that hold ``{book-build}``, when the commit changed since they were written."""
-    state = (identity()["commit"], identity()["modified"])
-    if getattr(env, "book_build_state", None) == state:
-        return []
-    env.book_build_state = state
-    return sorted(getattr(env, "book_build_pages", set()) - set(removed))
+def _commit_state(app):
+    """What the ``{book-build}`` sentence depends on: the commit, and whether it was modified."""
+    return (identity()["commit"], identity()["modified"])
 
 
-def purge(app, env, docname):
-    """Forget a page that is read again (it records itself if it still holds the directive)."""
-    getattr(env, "book_build_pages", set()).discard(docname)
-
-
-def merge(app, env, docnames, other):
-    """Merge the pages found by parallel readers."""
-    env.book_build_pages = getattr(env, "book_build_pages", set()) | (
-        getattr(other, "book_build_pages", set()) & set(docnames)
-    )
+#: The pages holding ``{book-build}``, written again when the commit changes.
+PAGES = PageTracker("book_build", _commit_state)
 
 
 def resolve(app, doctree, docname):
@@ -183,8 +170,6 @@ def setup(app):
     identity()  # a bad SVMTRUST_COMMIT stops the build at once
     app.add_node(book_build)
     app.add_directive("book-build", BookBuild)
-    app.connect("env-get-outdated", outdated)
-    app.connect("env-purge-doc", purge)
-    app.connect("env-merge-info", merge)
+    PAGES.connect(app)
     app.connect("doctree-resolved", resolve)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

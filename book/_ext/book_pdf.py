@@ -32,6 +32,7 @@ from pathlib import Path
 
 from book_build import citation, sentence
 from docutils import nodes
+from page_tracking import PageTracker
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx_exercise.nodes import solution_node
@@ -154,8 +155,11 @@ def built_pdf(app, name: str | None = None) -> Path:
     return Path(app.outdir).parent / "latex" / (name or pdf_name(app.config))
 
 
-def _state(app) -> tuple:
-    """What the HTML pages say about the PDFs depends on: which exist, and their versions."""
+def _state(app) -> tuple | None:
+    """What the HTML pages say about the PDFs depends on: which exist, and their versions
+    (``None`` for the LaTeX builder, which writes no link)."""
+    if app.builder.format != "html":
+        return None
     state = []
     for name in (pdf_name(app.config), handout_name(app.config)):
         pdf = built_pdf(app, name)
@@ -163,11 +167,15 @@ def _state(app) -> tuple:
     return tuple(state)
 
 
+#: The pages holding ``{book-pdf}``, written again when a PDF appears, changes or goes.
+PAGES = PageTracker("book_pdf", _state)
+
+
 class BookPdf(SphinxDirective):
     """``{book-pdf}``: a sentence that links the book's PDF, or says how to build it."""
 
     def run(self):
-        self.env.book_pdf_pages = getattr(self.env, "book_pdf_pages", set()) | {self.env.docname}
+        PAGES.record(self.env)
         return [book_pdf()]
 
 
@@ -300,29 +308,6 @@ def restore_depth(app, env):
     return []
 
 
-def outdated(app, env, added, changed, removed):
-    """The pages that hold ``{book-pdf}``, when the PDF changed since they were written."""
-    if app.builder.format != "html":
-        return []
-    state = _state(app)
-    if getattr(env, "book_pdf_state", None) == state:
-        return []
-    env.book_pdf_state = state
-    return sorted(getattr(env, "book_pdf_pages", set()) - set(removed))
-
-
-def purge(app, env, docname):
-    """Forget a page that is read again (it records itself if it still holds the directive)."""
-    getattr(env, "book_pdf_pages", set()).discard(docname)
-
-
-def merge(app, env, docnames, other):
-    """Merge the pages found by parallel readers."""
-    env.book_pdf_pages = getattr(env, "book_pdf_pages", set()) | (
-        getattr(other, "book_pdf_pages", set()) & set(docnames)
-    )
-
-
 def resolve(app, doctree, docname):
     """Replace ``{book-pdf}`` by the link (HTML, PDF built), the way to build it (HTML, no PDF),
     or nothing (the PDF itself)."""
@@ -374,9 +359,7 @@ def setup(app):
     app.add_post_transform(RunInProofs)
     app.connect("builder-inited", number_like_the_html, priority=900)
     app.connect("env-get-updated", restore_depth, priority=900)
-    app.connect("env-get-outdated", outdated)
-    app.connect("env-purge-doc", purge)
-    app.connect("env-merge-info", merge)
+    PAGES.connect(app)
     app.connect("doctree-resolved", resolve)
     app.connect("build-finished", copy_pdf)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -613,6 +613,30 @@ CASES = (
         (P + "band_power", "trials zero", lambda: protocol.band_power(0, 0.1), "trials"),
         (P + "band_power", "eps 0", lambda: protocol.band_power(100, 0.0), "eps"),
         (P + "band_power", "power 1", lambda: protocol.band_power(100, 0.1, 1.0), "power"),
+        (
+            P + "cross_conformal_error_bound",
+            "eps 0",
+            lambda: protocol.cross_conformal_error_bound(0.0, 100),
+            "eps",
+        ),
+        (
+            P + "cross_conformal_error_bound",
+            "one fold",
+            lambda: protocol.cross_conformal_error_bound(0.1, 100, 1),
+            "n_folds",
+        ),
+        (
+            P + "cross_conformal_error_bound",
+            "fewer examples than folds",
+            lambda: protocol.cross_conformal_error_bound(0.1, 4, 5),
+            "n",
+        ),
+        (
+            P + "cross_conformal_error_bound",
+            "n a float",
+            lambda: protocol.cross_conformal_error_bound(0.1, 100.0),
+            "n",
+        ),
     ]
     + [
         (

@@ -546,6 +546,30 @@ def validity(rows: pd.DataFrame, smoothed: bool = False) -> pd.DataFrame:
     return pd.DataFrame(out).set_index(["data", "machine"])
 
 
+def cross_conformal_error_bound(eps: float, n: int, n_folds: int = N_FOLDS) -> float:
+    """The guaranteed error rate of a cross-conformal region at level ``eps``.
+
+    Eq. (cc-cross-bound) of the chapter, as Gasparin & Ramdas (2025) state it for
+    cross-conformal prediction with ``n`` training examples in ``K = n_folds`` folds: the
+    region errs with probability at most ``2 eps + 2 (1 - eps) (K - 1) / (n + K)``. At
+    ``eps`` -> 0 the excess ``2 (K - 1) / (n + K) = 2 (1 - 1/K) / (n/K + 1)`` is that of the
+    K-fold CV+ bound of Barber et al. (2021, Theorem 4).
+
+    Parameters
+    ----------
+    eps : float
+        The significance level, in (0, 1).
+    n : int
+        The number of training examples, at least ``n_folds``.
+    n_folds : int
+        The number of folds ``K``, at least 2.
+    """
+    eps = check_significance(eps, "eps")
+    n_folds = check_integer(n_folds, "n_folds", low=2)
+    n = check_integer(n, "n", low=n_folds)
+    return 2 * eps + 2 * (1 - eps) * (n_folds - 1) / (n + n_folds)
+
+
 def band(trials: int, eps: float) -> tuple[int, int]:
     """Two-sided :data:`BAND_LEVEL` band of a Binomial(``trials``, ``eps``) error count."""
     trials, eps = check_integer(trials, "trials"), check_significance(eps, "eps")
