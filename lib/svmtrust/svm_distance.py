@@ -48,6 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import conformal
 from .incremental_svm import METHODS, Additions, IncrementalSVM
 from .kernels import named_kernel, rbf_kernel
+from .memory import check_full_transduction_fits
 from .one_vs_rest import (
     fit_one_vs_rest,
     own_class_strangeness,
@@ -55,6 +56,7 @@ from .one_vs_rest import (
     problems,
 )
 from .optimal_face import EXACT_TOL, _gradient_scale_of
+from .progress import steps
 from .svm import (
     OUTSIDE_MARGIN_TOL,
     SOLVERS,
@@ -281,7 +283,9 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         ------
         ValueError
             Naming ``kernel``, if its Gram matrix on ``X`` is not symmetric and positive
-            semi-definite (:func:`svmtrust.validation.check_kernel_gram`).
+            semi-definite (:func:`svmtrust.validation.check_kernel_gram`); naming ``X``, before
+            any kernel is computed, if the fit's matrices cannot fit in the memory left
+            (:func:`svmtrust.memory.check_full_transduction_fits`).
         """
         check_C(self.C)
         check_choice(self.solver, "solver", SOLVERS)
@@ -290,6 +294,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         X = check_estimator_X(self, X, reset=True)
         self.kernel_ = named_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         self.classes_, self.codes_ = check_estimator_y(y, n=X.shape[0])
+        check_full_transduction_fits(X.shape[0])
         self.X_train_ = X
         self.checked_gram_ = check_kernel_gram(self.kernel_, X)
         self.gram_ = self.checked_gram_.matrix
@@ -397,7 +402,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         tau = self._smoothing_tau(X.shape[0])
         tau = [None] * X.shape[0] if tau is None else tau
         solves = 0
-        for i in range(X.shape[0]):
+        for i in steps(X.shape[0], "DistanceTCM", "test object"):
             x, column = X[i : i + 1], cross[:, i : i + 1]
             new = kernel_block(self.kernel_, x, x)
             if self.method == "incremental":

@@ -57,7 +57,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import conformal
 from .incremental_svm import METHODS, Additions, IncrementalSVM
 from .kernels import KERNEL_NAMES, linear_kernel, named_kernel
+from .memory import check_full_transduction_fits
 from .one_vs_rest import problem_signs, problems
+from .progress import steps
 from .rank_sum import rank_sum_p_value
 from .svm import (
     OUTSIDE_MARGIN_TOL,
@@ -358,6 +360,12 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            Naming ``X``, before any kernel is computed, if the fit's matrices cannot fit in the
+            memory left (:func:`svmtrust.memory.check_full_transduction_fits`).
         """
         self._check_params()
         try:
@@ -374,16 +382,17 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """The fitted attributes of :meth:`fit`."""
         X = check_estimator_X(self, X, reset=True)
         self.classes_, self.codes_ = check_estimator_y(y, n=X.shape[0])
+        check_full_transduction_fits(X.shape[0])
         # Every augmented Gram matrix is checked against this one (_augmented_gram).
         self.kernel_ = named_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         self.checked_gram_ = check_kernel_gram(self.kernel_, X)
         self.gram_ = self.checked_gram_.matrix
         self.X_train_ = X
+        n_classes = self.classes_.size
+        signs = [problem_signs(self.codes_, c, n_classes) for c in problems(n_classes)]
         self.base_ = [
-            self._solve(
-                self.gram_, problem_signs(self.codes_, c, self.classes_.size), "the training set"
-            )
-            for c in problems(self.classes_.size)
+            self._solve(self.gram_, signs[k], "the training set")
+            for k in steps(len(signs), "TransductiveSVM.fit", "SVM")
         ]
         if self.method == "incremental":
             self.incremental_ = IncrementalSVM.of_solutions(self.gram_, self.base_, self.solver)
@@ -507,7 +516,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         w2, objective = np.empty(shape), np.empty(shape)
         n = self.X_train_.shape[0]
         tau = self._tau(X.shape[0])
-        for i in range(X.shape[0]):
+        for i in steps(X.shape[0], "TransductiveSVM", "test object"):
             gram, additions = self._one_more(cross[:, i : i + 1], X[i : i + 1])
             for code, label in enumerate(self.classes_):
                 what = f"the training set plus test example {i} labelled {label}"
@@ -568,7 +577,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         n = self.X_train_.shape[0]
         binary = self.classes_.size == 2
         tau = self._tau(X.shape[0])
-        for i in range(X.shape[0]):
+        for i in steps(X.shape[0], "TransductiveSVM (Mondrian)", "test object"):
             gram, additions = self._one_more(cross[:, i : i + 1], X[i : i + 1])
             for code, label in enumerate(self.classes_):
                 codes = np.r_[self.codes_, code]

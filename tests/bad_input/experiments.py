@@ -25,8 +25,6 @@ CASES = [
         lambda: e.parallel_map(ADD, [1], progress="no"),
         "progress",
     ),
-    (M + "show_progress", "progress a string", lambda: e.show_progress("False"), "progress"),
-    (M + "show_progress", "progress None", lambda: e.show_progress(None), "progress"),
     (M + "run_chapter", "unknown chapter", lambda: e.run_chapter("nope"), "name"),
     (M + "run_chapter", "unknown scale", lambda: e.run_chapter("svm", scale="huge"), "scale"),
     (M + "run_chapter", "seed a string", lambda: e.run_chapter("svm", seed="0"), "seed"),

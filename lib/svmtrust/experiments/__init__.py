@@ -11,13 +11,13 @@ the tasks, so ``joblib.parallel_config(backend="dask")`` sends them to a Dask cl
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable, Iterable, Sequence
 
 import joblib
 import numpy as np
 from tqdm import tqdm
 
+from ..progress import show_progress
 from ..validation import check_bool, check_choice, check_integer, check_n_jobs, check_seed
 
 #: The chapters whose protocol exists, by module name.
@@ -95,15 +95,6 @@ def parallel_map(
     runner = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
     bar = tqdm(runner(calls), total=len(tasks), desc=desc, disable=not show_progress(progress))
     return list(bar)
-
-
-def show_progress(progress: bool = True) -> bool:
-    """Whether a progress bar asked for with ``progress`` is shown.
-
-    Bars are shown in Jupyter and on the command line. The book's build and its nbval run set
-    ``SVMTRUST_PROGRESS=0`` (the Makefile does), so the stored and rendered outputs carry no bar.
-    """
-    return check_bool(progress, "progress") and os.environ.get("SVMTRUST_PROGRESS", "1") != "0"
 
 
 def run_chapter(name: str, scale: str = "book", seed: int = 0, n_jobs: int = 1):
