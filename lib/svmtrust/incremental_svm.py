@@ -213,7 +213,8 @@ class IncrementalSVM:
         points (:func:`_identical_pairs`)."""
         solution, n = self.solution, self.K.shape[0]
         y, alpha = solution.y, solution.alpha
-        self.decision = self.K @ solution.coef + solution.b
+        self.values = self.K @ solution.coef  # f without the bias
+        self.decision = self.values + solution.b
         # copies (same point, same label) exist: joins must look for them
         self.has_copies = bool(np.any(y[pairs[:, 0]] == y[pairs[:, 1]]))
         self.status = np.zeros(n, dtype=np.int8)  # 0: R, 1: S, 2: E
@@ -234,7 +235,12 @@ class IncrementalSVM:
         )
         margin[solution.free] = 0.0
         self.margin = margin
+        # +1 on R, -1 on E, 0 on S, and the distance side * g >= 0 to the margin (_path)
+        self.side = np.where(self.status == 0, 1.0, np.where(self.status == 2, -1.0, 0.0))
+        self.distance = np.maximum(self.side * margin, 0.0)
         self.rows = self.K[self.free]
+        # the face test of "outside" additions, by margin set and scale (_Addition._face)
+        self._faces: dict = {}
 
     def _copy_groups(self, index):
         """The first example of each group of copies in ``index`` (same label, feature-space
@@ -532,8 +538,8 @@ class _Addition:
         self.base, self.k, self.kcc, self.yc = base, column, diagonal, label
         sol = base.solution
         self.y, self.C = sol.y, sol.C
-        self.fc = float(column @ sol.coef) + sol.b
-        self.gc = label * self.fc - 1.0
+        self.f0 = float(column @ sol.coef)  # f(x_c) without the bias
+        self.gc = label * (self.f0 + sol.b) - 1.0
         self.labels = _append(self.y, label)
         self.diagonal = _append(base.diagonal, diagonal)
         # rounding of a margin at the training optimum (alpha_c = 0): the skip and the path's
@@ -556,7 +562,7 @@ class _Addition:
         the face; :meth:`_end` sets the bias (which ``c`` bounds when no multiplier is free)
         and the margin set by the rule every route shares."""
         sol = self.base.solution
-        values = _append(self.base.decision, self.fc) - sol.b
+        values = _append(self.base.values, self.f0)
         return self._end(_append(sol.alpha, 0.0), values, "outside", 0)
 
     def _retrain(self) -> Addition:
@@ -575,17 +581,21 @@ class _Addition:
     def _path(self) -> Addition:
         """Raise ``alpha_c`` from 0 through events 1-4 of the module notes, then
         :meth:`_finish`; retrain when the path cannot go on exactly (a singular margin set, a
-        segment no event ends, more than ``10 (n + 1)`` events)."""
+        segment no event ends, more than ``10 (n + 1)`` events).
+
+        Off ``S`` an example is followed by its distance to the margin, ``side_i g_i >= 0``
+        (``side`` +1 on R, -1 on E, 0 on S), which falls at the rate ``q_i = side_i gamma_i``:
+        it reaches the margin after ``distance_i / -q_i`` where ``q_i < 0`` (event 4).
+        """
         base, y, C, k, yc = self.base, self.y, self.C, self.k, self.yc
         n, finite = base.n, np.isfinite(C)
         alpha, b, ac, gc = base.solution.alpha.copy(), base.solution.b, 0.0, self.gc
-        status, margin = base.status.copy(), base.margin.copy()
-        decision = base.decision.copy()
-        # +1 on R, -1 on E, 0 on S: an example off S reaches the margin when side * gamma < 0
-        side = np.where(status == 0, 1.0, np.where(status == 2, -1.0, 0.0))
+        status, side = base.status.copy(), base.side.copy()
+        distance, signed = base.distance.copy(), base.side * y  # signed: side_i y_i
         S = _MarginSet(base)
         qc, yck = yc * y * k, yc * k
         floor = SCHUR_TOL * base.unit
+        ratio, falling = np.empty(n), np.empty(n, dtype=bool)
         events = 0
         while True:
             if gc >= -self.tol:  # on the margin (a training event took it there, to rounding)
@@ -602,29 +612,17 @@ class _Addition:
                 u[1:] = qc[index]
                 beta = -(S.inverse[: m + 1, : m + 1] @ u)
                 beta_b, beta_S = beta[0], beta[1:]  # rates of the groups' totals
-                coef_S = S.labels[:m] * beta_S
                 rate_S = beta_S / S.mult[:m]  # rates of each copy's multiplier
-                rate_f = coef_S @ S.rows[:m]
-                rate_f += beta_b
-                rate_f += yck
+                q = (S.labels[:m] * beta_S) @ S.rows[:m]  # rate of f - b from S
+                q += yck + beta_b  # rate of f (eq. B): q_i = side_i y_i d f_i / d alpha_c
+                q *= signed
                 gamma_c = self.kcc + u[1:] @ beta_S + yc * beta_b  # y_c Q_cS = u[1:]
                 rate_c = 1.0
             else:  # the bias alone moves, towards y_c
                 beta_b, rate_S = yc, np.zeros(0)
-                rate_f = np.full(n, yc)
+                q = yc * signed
                 gamma_c, rate_c = 1.0, 0.0
-            gamma = y * rate_f
-            fall = -gamma
-            room = np.divide(margin, fall, out=np.full(n, np.inf), where=side * fall > 0)
-            if m:
-                a_S = alpha[index]
-                room_S = np.divide(a_S, -rate_S, out=np.full(m, np.inf), where=rate_S < 0)
-                if finite:
-                    np.divide(C - a_S, rate_S, out=room_S, where=rate_S > 0)
-                room[index] = room_S
-            np.maximum(room, 0.0, out=room)
-            first = int(np.argmin(room))
-            t_train = float(room[first])
+            first, t_train = self._first_event(q, distance, ratio, falling, alpha, rate_S, S)
             t_margin = -gc / gamma_c if gamma_c > 0 else np.inf
             t_bound = C - ac if rate_c > 0 and finite else np.inf
             t = min(t_train, t_margin, t_bound)
@@ -633,8 +631,9 @@ class _Addition:
             alpha[index] += t * rate_S
             ac += t * rate_c
             b += t * beta_b
-            decision += t * rate_f
-            margin += t * gamma  # (rounding on S's margins is reset when they leave)
+            q *= t
+            distance += q
+            np.maximum(distance, 0.0, out=distance)  # rounding below the margin: on it
             gc += t * gamma_c
             if t_margin <= t_train and t_margin <= t_bound:  # event 1
                 gc, c_status = 0.0, 1 if ac > 0 else 0
@@ -646,22 +645,46 @@ class _Addition:
                 p = S.position[first]
                 up = rate_S[p] > 0
                 members = S.groups.pop(first, first)
-                alpha[members], margin[members] = (C if up else 0.0), 0.0
+                alpha[members], distance[members] = (C if up else 0.0), 0.0
                 status[members], side[members] = (2, -1.0) if up else (0, 1.0)
+                signed[members] = side[members] * y[members]
                 S.remove(p)
             else:  # event 4: joins the margin set, with its copies
                 members = base.copies_of(first, status) if base.has_copies else first
-                margin[members] = 0.0
+                distance[members] = 0.0
                 if not S.grow(first, y[first], floor, members):
                     return self._retrain()
                 if base.has_copies and members.size > 1:  # copies share their total equally
                     alpha[members] = np.mean(alpha[members])
-                status[members], side[members] = 1, 0.0
-        return self._finish(events, alpha, ac, b, status, c_status, decision, S)
+                status[members], side[members], signed[members] = 1, 0.0, 0.0
+        return self._finish(events, alpha, ac, b, status, c_status, S)
+
+    def _first_event(self, q, distance, ratio, falling, alpha, rate_S, S):
+        """The first training event of a segment (events 3 and 4) and its length in
+        ``alpha_c``, ``(index, t)``, ``t = inf`` when none: the smallest of ``distance_i /
+        -q_i`` off ``S`` (``q_i < 0``) and of the room of each margin multiplier to its bound
+        at its rate ``rate_S``; lengths below 0 (rounding) count as 0, and a tie goes to the
+        smallest index. ``ratio`` and ``falling`` are work arrays of size ``n``."""
+        np.less(q, 0.0, out=falling)
+        ratio.fill(-np.inf)
+        np.divide(distance, q, out=ratio, where=falling)  # -(length) where falling
+        first = int(np.argmax(ratio))
+        t_train = max(-float(ratio[first]), 0.0)
+        m = len(S)
+        if m:
+            a_S = alpha[S.index[:m]]
+            room_S = np.divide(a_S, -rate_S, out=np.full(m, np.inf), where=rate_S < 0)
+            if np.isfinite(self.C):
+                np.divide(self.C - a_S, rate_S, out=room_S, where=rate_S > 0)
+            p = int(np.argmin(room_S))
+            t_S, i_S = max(float(room_S[p]), 0.0), int(S.index[p])
+            if t_S < t_train or (t_S == t_train and i_S < first):
+                first, t_train = i_S, t_S
+        return first, t_train
 
     # -- the end -----------------------------------------------------------------------
 
-    def _finish(self, events, alpha, ac, b, status, c_status, decision, S) -> Addition:
+    def _finish(self, events, alpha, ac, b, status, c_status, S) -> Addition:
         """Polish the margin set's system, then :meth:`_end` (certificate and canonical step)."""
         status = _append(status, c_status).astype(np.int8)
         alpha = _append(alpha, ac)
@@ -674,9 +697,30 @@ class _Addition:
         if polished is None:
             return self._retrain()
         alpha = polished[0]
-        support = np.flatnonzero(alpha > 0)
-        values = self._rows(support).T @ (alpha[support] * self.labels[support])
-        return self._end(alpha, values, "path", events)
+        return self._end(alpha, self._values(alpha, S), "path", events)
+
+    def _values(self, alpha, S) -> np.ndarray:
+        """``f(x_i) - b = sum_j alpha_j y_j K_ij`` of the augmented set at ``alpha``, not
+        accumulated along the path: the training optimum's (:attr:`IncrementalSVM.values`)
+        plus the change of the multipliers that moved, the kernel rows of those in the margin
+        set ``S`` taken from its buffer, the others gathered."""
+        base, n = self.base, self.base.n
+        moved = np.flatnonzero(alpha[:n] != base.solution.alpha)
+        change = (alpha[moved] - base.solution.alpha[moved]) * self.y[moved]
+        held = S.position[moved]
+        in_S = held >= 0
+        values = np.empty(n + 1)
+        values[:n] = base.values
+        if np.any(in_S):
+            weights = np.zeros(len(S))
+            weights[held[in_S]] = change[in_S]
+            values[:n] += weights @ S.rows[: len(S)]
+        if not np.all(in_S):
+            values[:n] += change[~in_S] @ base.K[moved[~in_S]]
+        coef_c = alpha[n] * self.yc
+        values[:n] += coef_c * self.k
+        values[n] = self.k @ (alpha[:n] * self.y) + coef_c * self.kcc
+        return values
 
     def _end(self, alpha, values, route: str, events: int) -> Addition:
         """Certify the optimum ``alpha`` and make it canonical, as :func:`svmtrust.svm.fit_svm`
@@ -684,7 +728,7 @@ class _Addition:
         (:func:`svmtrust.optimal_face._minimum_norm_on_face`), the same bias and margin set
         (:func:`svmtrust.svm._bias_and_margin`).
 
-        ``values`` are the decision values without bias, computed afresh from ``alpha``. The
+        ``values`` are the decision values without bias, computed from ``alpha``. The
         certificate is the KKT conditions (K) at the canonical bias to
         :data:`~svmtrust.optimal_face.EXACT_TOL` of the gradient's scale at ``alpha``: a
         tolerance of rounding, which does not grow with ``C``; an optimum that fails it is
@@ -704,12 +748,8 @@ class _Addition:
         ):
             return self._retrain()
         if on_margin.size >= 2:
-            rows = self._rows(on_margin)
             y_M, alpha_M = y[on_margin], alpha[on_margin]
-            A_MM = rows[:, on_margin] * np.outer(y_M, y_M)
-            moved, exact = _minimum_norm_on_face(
-                A_MM, -np.ones(on_margin.size), y_M, alpha_M, C, scale
-            )
+            moved, exact = self._face(on_margin, alpha_M, scale, route)
             if moved is None or not exact:
                 return self._retrain()
             change = moved - alpha_M
@@ -717,7 +757,7 @@ class _Addition:
             if np.max(np.abs(change)) > SOLVE_TOL * max(float(np.max(alpha_M)), 1e-300):
                 alpha = alpha.copy()
                 alpha[on_margin] = moved
-                values = values + rows.T @ (change * y_M)
+                values = values + self._rows(on_margin).T @ (change * y_M)
                 b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
                 route = "canonical"
         solution = SVMSolution(
@@ -736,6 +776,34 @@ class _Addition:
             exact=True,
         )
         return Addition(solution, values + b, route, events)
+
+    def _face(self, M, alpha_M, scale: float, route: str):
+        """:func:`svmtrust.optimal_face._minimum_norm_on_face` on the face ``M``: ``(values,
+        exact)``. An ``"outside"`` addition keeps the training multipliers, so its answer
+        depends only on ``M`` and ``scale`` when the new example is off ``M``: it is kept in
+        :attr:`IncrementalSVM.faces` and computed once."""
+        faces = self.base._faces
+        key = (M.tobytes(), scale) if route == "outside" and M[-1] < self.base.n else None
+        if key in faces:
+            return faces[key]
+        y_M = self.labels[M]
+        A_MM = self._block(M) * np.outer(y_M, y_M)
+        answer = _minimum_norm_on_face(A_MM, -np.ones(M.size), y_M, alpha_M, self.C, scale)
+        if key is not None:
+            faces[key] = answer
+        return answer
+
+    def _block(self, index) -> np.ndarray:
+        """The block ``index x index`` of the augmented Gram matrix, ``index`` increasing."""
+        n = self.base.n
+        t = int(np.searchsorted(index, n))  # the training examples come first
+        train = index[:t]
+        out = np.empty((index.size, index.size))
+        out[:t, :t] = self.base.K[np.ix_(train, train)]
+        if t < index.size:
+            out[:t, t] = out[t, :t] = self.k[train]
+            out[t, t] = self.kcc
+        return out
 
     def _polish(self, alpha, b, status, S):
         """Solve system (B) of the final margin set from scratch: ``(alpha, b)``, or ``None``
