@@ -697,7 +697,7 @@ class _Addition:
         if polished is None:
             return self._retrain()
         alpha = polished[0]
-        return self._end(alpha, self._values(alpha, S), "path", events)
+        return self._end(alpha, self._values(alpha, S), "path", events, S)
 
     def _values(self, alpha, S) -> np.ndarray:
         """``f(x_i) - b = sum_j alpha_j y_j K_ij`` of the augmented set at ``alpha``, not
@@ -722,7 +722,7 @@ class _Addition:
         values[n] = self.k @ (alpha[:n] * self.y) + coef_c * self.kcc
         return values
 
-    def _end(self, alpha, values, route: str, events: int) -> Addition:
+    def _end(self, alpha, values, route: str, events: int, S=None) -> Addition:
         """Certify the optimum ``alpha`` and make it canonical, as :func:`svmtrust.svm.fit_svm`
         does with a solver's answer: the same face rule, the same minimum-norm step
         (:func:`svmtrust.optimal_face._minimum_norm_on_face`), the same bias and margin set
@@ -733,6 +733,7 @@ class _Addition:
         :data:`~svmtrust.optimal_face.EXACT_TOL` of the gradient's scale at ``alpha``: a
         tolerance of rounding, which does not grow with ``C``; an optimum that fails it is
         retrained. The route becomes ``"canonical"`` when the face moved the multipliers.
+        ``S``, the path's margin set, holds kernel rows the face's block may take.
         """
         y, C = self.labels, self.C
         scale = _gradient_scale_of(self.diagonal, 1.0, alpha)
@@ -749,7 +750,7 @@ class _Addition:
             return self._retrain()
         if on_margin.size >= 2:
             y_M, alpha_M = y[on_margin], alpha[on_margin]
-            moved, exact = self._face(on_margin, alpha_M, scale, route)
+            moved, exact = self._face(on_margin, alpha_M, scale, route, S)
             if moved is None or not exact:
                 return self._retrain()
             change = moved - alpha_M
@@ -777,7 +778,7 @@ class _Addition:
         )
         return Addition(solution, values + b, route, events)
 
-    def _face(self, M, alpha_M, scale: float, route: str):
+    def _face(self, M, alpha_M, scale: float, route: str, S=None):
         """:func:`svmtrust.optimal_face._minimum_norm_on_face` on the face ``M``: ``(values,
         exact)``. An ``"outside"`` addition keeps the training multipliers, so its answer
         depends only on ``M`` and ``scale`` when the new example is off ``M``: it is kept in
@@ -787,19 +788,25 @@ class _Addition:
         if key in faces:
             return faces[key]
         y_M = self.labels[M]
-        A_MM = self._block(M) * np.outer(y_M, y_M)
+        A_MM = self._block(M, S) * np.outer(y_M, y_M)
         answer = _minimum_norm_on_face(A_MM, -np.ones(M.size), y_M, alpha_M, self.C, scale)
         if key is not None:
             faces[key] = answer
         return answer
 
-    def _block(self, index) -> np.ndarray:
-        """The block ``index x index`` of the augmented Gram matrix, ``index`` increasing."""
+    def _block(self, index, S=None) -> np.ndarray:
+        """The block ``index x index`` of the augmented Gram matrix, ``index`` increasing; its
+        rows from the buffer of the margin set ``S`` when it holds them all (the same values,
+        read from memory the path has just used)."""
         n = self.base.n
         t = int(np.searchsorted(index, n))  # the training examples come first
         train = index[:t]
         out = np.empty((index.size, index.size))
-        out[:t, :t] = self.base.K[np.ix_(train, train)]
+        held = S.position[train] if S is not None else None
+        if held is not None and np.all(held >= 0):
+            out[:t, :t] = S.rows[held[:, None], train[None, :]]
+        else:
+            out[:t, :t] = self.base.K[np.ix_(train, train)]
         if t < index.size:
             out[:t, t] = out[t, :t] = self.k[train]
             out[t, t] = self.kcc

@@ -440,8 +440,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         """
         base = self.base_[problem]
         n = base.alpha.size
-        if additions is not None:
-            sol = self._named(what, additions.get, problem, y[n]).solution
+        if additions is not None:  # y: the test example's sign alone (_strangeness)
+            sol = self._named(what, additions.get, problem, y[-1]).solution
             return sol.alpha, sol.w_norm_squared, sol.objective
         if self.reuse_outside_margin:
             margins = y[n:] * base.decision_function(gram[n:, :n])
@@ -465,9 +465,10 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         SVM up to sign. ``additions``: see :meth:`_solve_augmented`.
         """
         strangeness, w2, objective = np.empty(codes.size), 0.0, 0.0
+        signed = codes if additions is None else codes[-1:]  # an addition needs one sign
         for problem, c in enumerate(problems(self.classes_.size)):
             alpha, w2_c, obj_c = self._solve_augmented(
-                gram, problem_signs(codes, c, self.classes_.size), problem, what, additions
+                gram, problem_signs(signed, c, self.classes_.size), problem, what, additions
             )
             own = codes == c if self.classes_.size > 2 else slice(None)
             strangeness[own] = alpha[own]
