@@ -4,8 +4,9 @@ issue 32).
 For Satellite (the chapter "Confidence machines compared": min-max scaled, its RBF kernel and
 ``C``) and a twonorm-like set (Breiman 1996: two Gaussians in 20 dimensions, unit covariance,
 means +-(2 / sqrt(20)) in every coordinate, the same ``gamma`` rule and ``C``), at n = 1600 and
-6400 training examples, each machine is timed (one BLAS thread, median of :data:`REPEATS`
-alternated runs) on ``fit`` and on ``predict_p`` of :data:`N_MEASURED` test objects. Satellite
+6400 training examples, each machine is timed (one BLAS thread, CPU time of the process, so
+that other work on a shared machine does not count; median of :data:`REPEATS` alternated runs)
+on ``fit`` and on ``predict_p`` of :data:`N_MEASURED` test objects. Satellite
 has 6,435 rows, so at n = 6400 only 35 are left to test on; the cost of m test objects is
 therefore computed from the measured parts, ``fit + m * (predict seconds / N_MEASURED)``, and
 divided by the same for split conformal prediction (:class:`~svmtrust.split_conformal.
@@ -18,7 +19,10 @@ and the data (``ru_maxrss``); the goal is at most 1.5 times split conformal's.
 
 Every addition of the measured test objects to the training SVMs is counted by route
 (:data:`svmtrust.incremental_svm.ROUTES`): ``"retrain"`` is the fallback that solves the
-augmented SVM from scratch, slower than the path.
+augmented SVM from scratch, slower than the path. Two sets on which the path cannot start or go
+on print their routes and the cost of an addition by each route
+(:func:`test_fallback_routes_counted`): a linear kernel on two concentric rings (the training
+SVM's ``w`` is 0) and collinear points.
 """
 
 from __future__ import annotations
@@ -84,13 +88,13 @@ def _machines(gamma: float, C: float) -> dict:
 
 
 def _timed(make, X_train, y_train, X_test) -> tuple[float, float, object]:
-    """``(fit seconds, predict_p seconds, fitted model)``."""
-    start = time.perf_counter()
+    """``(fit seconds, predict_p seconds, fitted model)``, CPU time of this process."""
+    start = time.process_time()
     model = make()
     protocol.fit_machine(model, X_train, y_train)
-    fitted = time.perf_counter()
+    fitted = time.process_time()
     model.predict_p(X_test)
-    return fitted - start, time.perf_counter() - fitted, model
+    return fitted - start, time.process_time() - fitted, model
 
 
 def _routes(model, X_test) -> Counter:
@@ -182,3 +186,52 @@ def test_cost_per_test_object_against_split_conformal(name, n):
         if ratios[machine][k] > goal
     }
     assert not missed, f"issue 32's goals missed (machine, m): ratio {missed}"
+
+
+def _rings(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two concentric rings (radius 1 and 2, noise 0.1), half of each class, every point with
+    its mirror image through the origin: the linear SVM's ``w`` is 0."""
+    rng = np.random.default_rng(seed)
+    y = np.resize([0, 1], n // 2)
+    angle = rng.uniform(0, 2 * np.pi, n // 2)
+    radius = np.where(y == 1, 2.0, 1.0) + 0.1 * rng.normal(size=n // 2)
+    X = np.c_[radius * np.cos(angle), radius * np.sin(angle)]
+    order = rng.permutation(n // 2 * 2)
+    return np.r_[X, -X][order], np.r_[y, y][order]
+
+
+def _collinear(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Points on one line in three dimensions, the label a noisy threshold along it, the
+    position rounded to 0.1 (copies, some with both labels)."""
+    rng = np.random.default_rng(seed)
+    t = np.round(rng.normal(size=n), 1)
+    y = (t + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return np.outer(t, [1.0, -2.0, 0.5]) + np.array([0.3, 0.1, -0.2]), y
+
+
+@pytest.mark.parametrize("name", ["rings", "collinear"])
+def test_fallback_routes_counted(name):
+    """The routes of the additions where the path cannot start (``w = 0``: the training SVM's
+    margin set is singular) or meets a singular margin set (collinear points, a linear kernel
+    of rank 2), and the CPU time of an addition by each route."""
+    X, y = (_rings if name == "rings" else _collinear)(400 + 10)
+    model = TransductiveSVM(kernel="linear", C=1.0).fit(X[:400], y[:400])
+    cross = model.kernel_(model.X_train_, X[400:])
+    seconds, routes = Counter(), Counter()
+    with threadpool_limits(1):
+        for i in range(10):
+            x = X[400 + i : 401 + i]
+            added = Additions(model.incremental_, cross[:, i], model.kernel_(x, x)[0, 0])
+            for label in (-1.0, 1.0):
+                start = time.process_time()
+                route = added.get(0, label).route
+                seconds[route] += time.process_time() - start
+                routes[route] += 1
+    print(
+        f"\n{name}, n = 400, linear kernel: training SVM exact {model.incremental_[0].exact}; "
+        + ", ".join(
+            f"{route} {routes[route]} ({1e3 * seconds[route] / routes[route]:.1f} ms each)"
+            for route in routes
+        )
+    )
+    assert sum(routes.values()) == 20
