@@ -161,6 +161,9 @@ class IncrementalSVM:
         index to the group's members when it has more than one.
     decision : ndarray of shape (n,)
         ``f(x_i)`` of the training examples.
+    values : ndarray of shape (n,)
+        ``f(x_i) - b``, from which every addition's decision values start
+        (:meth:`_Addition._values`).
 
     Notes
     -----
