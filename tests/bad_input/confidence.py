@@ -334,6 +334,24 @@ CASES = (
         ),
         (
             "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "a class without examples",
+            lambda: ovr.fit_one_vs_rest(K, np.zeros_like(CODES), 2, 1.0),
+            "codes",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "unknown solver",
+            lambda: ovr.fit_one_vs_rest(K, CODES, 2, 1.0, "smo"),
+            "solver",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "canonical not a bool",
+            lambda: ovr.fit_one_vs_rest(K, CODES, 2, 1.0, canonical="no"),
+            "canonical",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
             "C negative",
             lambda: ovr.fit_one_vs_rest(K, CODES, 2, -1.0),
             "C",
