@@ -95,7 +95,7 @@ def fit_one_vs_rest(
     ]
 
 
-def scaled_decisions(solutions, K_rows) -> np.ndarray:
+def scaled_decisions(solutions, K_rows, alone=False) -> np.ndarray:
     """``f_j(x) / ||w_j||`` of new examples under each SVM: shape (m, n_problems).
 
     A hyperplane with ``w = 0`` gives ``f / max(||w||, tiny)``.
@@ -106,14 +106,20 @@ def scaled_decisions(solutions, K_rows) -> np.ndarray:
         The SVMs of :func:`fit_one_vs_rest`, all on the same ``n`` training examples.
     K_rows : ndarray of shape (m, n)
         Kernel values between the new examples and those training examples.
+    alone : bool
+        Give each row the bits it has alone (``scaled_decisions(solutions, K_rows[i:i + 1])``):
+        the products ``K_rows alpha y`` are taken row by row (numpy's matmul over a stack of
+        rows), not as one matrix-vector product, whose sums run in an order that depends on
+        the number of rows (:func:`svmtrust.kernels.rows_alone` says why that matters).
     """
     K_rows = check_array(K_rows, "K_rows", ndim=2)
     if not isinstance(solutions, (list, tuple)) or not solutions:
         raise ValueError(f"solutions: expected a non-empty list of SVMSolution, got {solutions!r}")
     solutions = [check_solution(s, K_rows.shape[1], name="solutions") for s in solutions]
+    rows = K_rows[:, None, :] if check_bool(alone, "alone") else K_rows
     return np.column_stack(
         [
-            s.decision_function(K_rows)
+            (np.matmul(rows, s.coef).reshape(-1) + s.b)
             / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
             for s in solutions
         ]

@@ -49,7 +49,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .conformal import ClassLeftOut, calibration_count
-from .kernels import named_kernel, rbf_kernel
+from .kernels import named_kernel, rbf_kernel, rows_alone
 from .one_vs_rest import fit_one_vs_rest, own_class_strangeness, scaled_decisions
 from .svm import SOLVERS
 from .validation import (
@@ -121,8 +121,9 @@ class _ProperSVM:
         return scaled_decisions(self.svms, kernel_block(self.kernel, X, self.X))
 
     def alone(self, X) -> np.ndarray:
-        """:meth:`distances` of one example at a time: the same bits in every batch."""
-        return np.vstack([self.distances(X[i : i + 1]) for i in range(X.shape[0])])
+        """:meth:`distances` of one example at a time: the same bits in every batch, computed
+        together (:func:`svmtrust.kernels.rows_alone`, ``scaled_decisions(alone=True)``)."""
+        return scaled_decisions(self.svms, rows_alone(self.kernel, X, self.X), alone=True)
 
     def _scores(self, values) -> np.ndarray:
         """Strangeness (D) under every candidate label from :meth:`distances`."""
