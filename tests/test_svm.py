@@ -5,13 +5,13 @@ import pytest
 from sklearn.svm import SVC
 from svmtrust import optimal_face, svm
 from svmtrust.kernels import linear_kernel
+from svmtrust.qp import kernel_factor
 from svmtrust.svm import (
     SUPPORT_TOL,
     SolveError,
     categorise,
     duplicate_groups,
     fit_svm,
-    kernel_factor,
     kkt_bias,
 )
 

@@ -77,12 +77,17 @@ def _scaled_squared_distances(X, Z, s, products):
     ``products`` (:func:`_products` or :func:`_row_products`)."""
     Xs = X / s
     Zs = Xs if Z is X else Z / s  # the same array keeps numpy's symmetric product
-    sq = np.maximum(
-        np.sum(Xs**2, axis=1)[:, None] + np.sum(Zs**2, axis=1)[None, :] - 2.0 * products(Xs, Zs),
-        0.0,
-    )
+    # max(|x|^2 + |z|^2 - 2 x.z, 0) s s, operation by operation in place: the same bits as
+    # the expression, in two n x m arrays instead of seven
+    twice = products(Xs, Zs)
+    twice *= 2.0
+    sq = np.add.outer(np.sum(Xs**2, axis=1), np.sum(Zs**2, axis=1))
+    sq -= twice
+    np.maximum(sq, 0.0, out=sq)
     with np.errstate(over="ignore"):
-        return sq * s * s
+        sq *= s
+        sq *= s
+    return sq
 
 
 def _products(X, Z):
@@ -134,7 +139,7 @@ def rows_alone(kernel, X, Z) -> np.ndarray:
         inner = _finite(_row_products(X, Z), "inner products")
         return _finite(_polynomial_of(inner, **options), "polynomial kernel values")
     if base is rbf_kernel:
-        return np.exp(-options.get("gamma", 1.0) * _row_squared_distances(X, Z))
+        return _gaussian(_row_squared_distances(X, Z), options.get("gamma", 1.0))
     return np.vstack([kernel_block(kernel, X[i : i + 1], Z) for i in range(X.shape[0])])
 
 
@@ -151,8 +156,12 @@ def _row_squared_distances(X, Z):
 
 
 def _symmetrise_if_square(K, same):
-    """Remove rounding asymmetry of a Gram matrix of ``X`` with itself."""
-    return (K + K.T) / 2.0 if same else K
+    """Remove rounding asymmetry of a Gram matrix of ``X`` with itself: ``(K + K^T) / 2``."""
+    if not same:
+        return K
+    out = np.add(K, K.T)
+    out /= 2.0
+    return out
 
 
 @_psd
@@ -226,12 +235,17 @@ def rbf_kernel(X, Z=None, gamma=1.0):
     """
     gamma = check_positive(gamma, "gamma")
     X, Zc = _pair(X, Z)
-    with np.errstate(over="ignore"):
-        K = np.exp(-gamma * _squared_distances(X, Zc))
+    K = _gaussian(_squared_distances(X, Zc), gamma)
     if Z is None:
         K = _symmetrise_if_square(K, True)
         np.fill_diagonal(K, 1.0)
     return K
+
+
+def _gaussian(sq, gamma):
+    """``exp(-gamma sq)`` of squared distances, in place."""
+    sq *= -gamma
+    return np.exp(sq, out=sq)
 
 
 def _inhomogeneous_polynomial(X, Z=None, gamma=1.0, degree=3, coef0=0.0):

@@ -138,7 +138,7 @@ def _span_qps(K, sol, constrained, points):
     """Yield ``(p, S_p^2)`` for every support vector ``p`` in ``points`` by the QP (4)-(5)."""
     support, free = sol.support, sol.free
     scale = float(np.mean(np.diag(K)[support]))
-    G = qp.kernel_factor(K[np.ix_(support, support)] / scale)
+    G = qp._kernel_factor(K[np.ix_(support, support)] / scale)
     row = {int(i): k for k, i in enumerate(support)}
     G_free = G[[row[int(i)] for i in free]]
     problem, _, par = _span_problem(G_free, sol.alpha[free], sol.C if constrained else np.inf)
@@ -659,7 +659,7 @@ def radius_squared(K) -> float:
 def _radius_squared(K) -> float:
     """:func:`radius_squared` of a checked Gram matrix."""
     scale = max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
-    F = qp.kernel_factor(K / scale)
+    F = qp._kernel_factor(K / scale)
     beta = cp.Variable(K.shape[0], nonneg=True)
     problem = cp.Problem(
         cp.Maximize(np.diag(K) / scale @ beta - cp.sum_squares(F.T @ beta)), [cp.sum(beta) == 1]

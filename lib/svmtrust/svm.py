@@ -38,7 +38,7 @@ from .optimal_face import (
     face_optimum,
     sparse_product,
 )
-from .qp import SolveError, kernel_factor
+from .qp import SolveError, _kernel_factor
 from .validation import (
     check_array,
     check_binary_labels,
@@ -455,8 +455,8 @@ def _unique_optimum(K, sol: SVMSolution) -> SVMSolution | None:
     bound, one point, and the bias is the midpoint of the KKT interval (:func:`kkt_bias`).
     These are the tests :func:`svmtrust.optimal_face.face_optimum` makes before its
     minimum-norm step (:func:`svmtrust.optimal_face._one_point`), so either way ends in the same
-    point; here without an ``n x n`` matrix, with two products of ``K`` and one factorisation of
-    the ``(|F| + 1)``-square bordered matrix.
+    point; here without an ``n x n`` matrix, with one product of ``K``, one of its rows ``F``
+    and one factorisation of the ``(|F| + 1)``-square bordered matrix.
     """
     alpha, y, C = sol.alpha.copy(), sol.y, sol.C
     free = np.flatnonzero((alpha > 0) & (alpha < C))
@@ -468,7 +468,7 @@ def _unique_optimum(K, sol: SVMSolution) -> SVMSolution | None:
         alpha[free] += step
         if np.any(alpha[free] <= 0.0) or np.any(alpha[free] >= C):
             return None
-        values = sparse_product(K, alpha * y)
+        values = values + (step * y[free]) @ K[free]  # K symmetric: its rows F, not a pass
     diagonal = K.diagonal()
     scale = _gradient_scale_of(diagonal, 1.0, alpha)
     b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
@@ -616,7 +616,7 @@ def _small_box(K, y, C, solver) -> SVMSolution:
 def _split_qp(A, c, total) -> np.ndarray:
     """``argmin 1/2 x^T A x + c^T x`` over ``1^T x = total``, ``0 <= x <= 1`` (Clarabel), snapped."""
     x = cp.Variable(A.shape[0], nonneg=True)
-    objective = 0.5 * cp.sum_squares(kernel_factor(A).T @ x) + c @ x
+    objective = 0.5 * cp.sum_squares(_kernel_factor(A).T @ x) + c @ x
     problem = cp.Problem(cp.Minimize(objective), [cp.sum(x) == total, x <= 1.0])
     qp.solve(problem, "the split of a small box")
     return _categorise(x.value, 1.0)[0]
@@ -840,7 +840,7 @@ def _solve_cvxpy(K, y, C):
     """
     scale = float(np.mean(np.diag(K)))
     scale = scale if scale > 0 else 1.0
-    G = kernel_factor(K / scale).T * y
+    G = _kernel_factor(K / scale).T * y
     x = cp.Variable(K.shape[0], nonneg=True)
     constraints = [y @ x == 0]
     if np.isfinite(C) and C * scale > LARGE_BOX:
