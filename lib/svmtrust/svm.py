@@ -283,9 +283,10 @@ def fit_svm(
         :func:`_unique_optimum`), and otherwise the solver's own optimum, checked against the
         KKT conditions as above, with ``exact=False`` and no :class:`InexactWarning`: for
         machines whose guarantee needs one fitted SVM, not the canonical one (split and
-        cross-conformal prediction, :mod:`svmtrust.split_conformal`). Its ``w``, and so its
-        decision values, are those of every optimum to the solver's accuracy; its multipliers
-        may be any point of the face.
+        cross-conformal prediction; :mod:`svmtrust.split_conformal` says why its machines keep
+        the canonical one). Its ``w``, and so its decision values, are those of every optimum
+        to the solver's accuracy; its multipliers may be any point of the face, and exact ties
+        between the scores of distinct examples may break.
 
     Returns
     -------
