@@ -5,13 +5,13 @@ import pytest
 from sklearn.svm import SVC
 from svmtrust import optimal_face, svm
 from svmtrust.kernels import linear_kernel
+from svmtrust.qp import kernel_factor
 from svmtrust.svm import (
     SUPPORT_TOL,
     SolveError,
     categorise,
     duplicate_groups,
     fit_svm,
-    kernel_factor,
     kkt_bias,
 )
 
@@ -292,10 +292,12 @@ def test_loose_libsvm_answer_is_polished_exactly(monkeypatch):
 
 
 def test_fallback_when_libsvm_answer_violates_kkt(monkeypatch):
-    """With the polish switched off, the loose answer fails the KKT check and cvxpy answers."""
+    """With the polish switched off (both routes), the loose answer fails the KKT check and
+    cvxpy answers."""
     K, y, C = random_problem("soft", 0)
     loose = fit_svm(K, y, C, "libsvm", tol=0.5)
     monkeypatch.setattr(svm, "LIBSVM_TOL", 0.5 / max(1.0, C))
+    monkeypatch.setattr(svm, "_unique_optimum", lambda K, sol: None)
     monkeypatch.setattr(optimal_face, "_active_set_optimum", lambda *problem: (problem[5], False))
     with pytest.warns(svm.InexactWarning, match="could not be made exact"):
         sol = fit_svm(K, y, C, "libsvm")

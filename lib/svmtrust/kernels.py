@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from .validation import check_array, check_integer, check_positive
+from .validation import check_array, check_integer, check_positive, kernel_block
 
 __all__ = [
     "linear_kernel",
@@ -19,6 +19,7 @@ __all__ = [
     "rbf_kernel",
     "KERNEL_NAMES",
     "named_kernel",
+    "rows_alone",
 ]
 
 #: Kernels an estimator can name by a string, as scikit-learn's ``SVC`` names them.
@@ -62,19 +63,105 @@ def _squared_distances(X, Z):
     Where the true distance exceeds float64 the result is ``inf`` (kernel value 0), never NaN.
     """
     top = max(float(np.max(np.abs(X))), float(np.max(np.abs(Z))))
-    s = 2.0 ** np.floor(np.log2(top)) if top > 0 else 1.0
+    return _scaled_squared_distances(X, Z, float(_power_of_two_below(top)), _products)
+
+
+def _power_of_two_below(top):
+    """The power of 2 next below ``top`` (1 for 0), elementwise."""
+    with np.errstate(divide="ignore"):
+        return np.where(top > 0, 2.0 ** np.floor(np.log2(top)), 1.0)
+
+
+def _scaled_squared_distances(X, Z, s, products):
+    """:func:`_squared_distances` with the scale ``s`` given, the products ``x . z`` taken by
+    ``products`` (:func:`_products` or :func:`_row_products`)."""
     Xs = X / s
     Zs = Xs if Z is X else Z / s  # the same array keeps numpy's symmetric product
-    sq = np.maximum(
-        np.sum(Xs**2, axis=1)[:, None] + np.sum(Zs**2, axis=1)[None, :] - 2.0 * (Xs @ Zs.T), 0.0
-    )
+    # max(|x|^2 + |z|^2 - 2 x.z, 0) s s, operation by operation in place: the same bits as
+    # the expression, in two n x m arrays instead of seven
+    twice = products(Xs, Zs)
+    twice *= 2.0
+    sq = np.add.outer(np.sum(Xs**2, axis=1), np.sum(Zs**2, axis=1))
+    sq -= twice
+    np.maximum(sq, 0.0, out=sq)
     with np.errstate(over="ignore"):
-        return sq * s * s
+        sq *= s
+        sq *= s
+    return sq
+
+
+def _products(X, Z):
+    """``X Z^T`` in one matrix product."""
+    return X @ Z.T
+
+
+def _row_products(X, Z):
+    """``X Z^T`` one row at a time: numpy's matmul over the stack of ``1 x d`` rows runs, for
+    each row, the BLAS call of ``X[i:i+1] @ Z.T``, so each row has the bits it has alone
+    (a product of many rows sums in another order, and differs in the last bits)."""
+    return np.matmul(X[:, None, :], Z.T)[:, 0, :]
+
+
+def rows_alone(kernel, X, Z) -> np.ndarray:
+    """``kernel(X[i:i + 1], Z)`` for every row ``i`` of ``X``, stacked: each row's kernel values
+    with the same bits whatever the other rows.
+
+    A kernel block of many rows comes from one matrix product, whose sums run in an order that
+    depends on the number of rows, so a row's values in a batch differ from its values alone
+    in the last bits, enough to flip a tie with an equal example scored alone. For the kernels
+    of this module (and those :func:`named_kernel` returns) the rows are computed together,
+    each through the product it would have alone (:func:`_row_products`), with the same
+    elementwise arithmetic; any other callable is called one row at a time.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(A, B)``.
+    X : array_like of shape (m, d)
+    Z : array_like of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+
+    Raises
+    ------
+    ValueError
+        Naming ``X`` or ``Z`` for bad data, ``kernel`` if another callable returns anything but
+        a finite block of shape ``(1, n)`` for a row (:func:`svmtrust.validation.kernel_block`).
+    """
+    X, Z = _pair(X, Z)
+    base = kernel.func if isinstance(kernel, functools.partial) else kernel
+    options = kernel.keywords if isinstance(kernel, functools.partial) else {}
+    if base is linear_kernel:
+        return _finite(_row_products(X, Z), "inner products")
+    if base is _inhomogeneous_polynomial:
+        inner = _finite(_row_products(X, Z), "inner products")
+        return _finite(_polynomial_of(inner, **options), "polynomial kernel values")
+    if base is rbf_kernel:
+        return _gaussian(_row_squared_distances(X, Z), options.get("gamma", 1.0))
+    return np.vstack([kernel_block(kernel, X[i : i + 1], Z) for i in range(X.shape[0])])
+
+
+def _row_squared_distances(X, Z):
+    """:func:`_squared_distances` of each row of ``X`` alone with ``Z`` (the scale of each row
+    from its own entries and ``Z``'s), computed together (:func:`_row_products`)."""
+    tops = np.maximum(np.max(np.abs(X), axis=1), float(np.max(np.abs(Z))))
+    scales = _power_of_two_below(tops)
+    out = np.empty((X.shape[0], Z.shape[0]))
+    for s in np.unique(scales):
+        rows = scales == s
+        out[rows] = _scaled_squared_distances(X[rows], Z, float(s), _row_products)
+    return out
 
 
 def _symmetrise_if_square(K, same):
-    """Remove rounding asymmetry of a Gram matrix of ``X`` with itself."""
-    return (K + K.T) / 2.0 if same else K
+    """Remove rounding asymmetry of a Gram matrix of ``X`` with itself: ``(K + K^T) / 2``."""
+    if not same:
+        return K
+    out = np.add(K, K.T)
+    out /= 2.0
+    return out
 
 
 @_psd
@@ -148,17 +235,28 @@ def rbf_kernel(X, Z=None, gamma=1.0):
     """
     gamma = check_positive(gamma, "gamma")
     X, Zc = _pair(X, Z)
-    with np.errstate(over="ignore"):
-        K = np.exp(-gamma * _squared_distances(X, Zc))
+    K = _gaussian(_squared_distances(X, Zc), gamma)
     if Z is None:
         K = _symmetrise_if_square(K, True)
         np.fill_diagonal(K, 1.0)
     return K
 
 
+def _gaussian(sq, gamma):
+    """``exp(-gamma sq)`` of squared distances, in place."""
+    sq *= -gamma
+    return np.exp(sq, out=sq)
+
+
 def _inhomogeneous_polynomial(X, Z=None, gamma=1.0, degree=3, coef0=0.0):
     """``(gamma x . z + coef0)^degree``, scikit-learn's ``"poly"`` kernel."""
-    return _finite((gamma * linear_kernel(X, Z) + coef0) ** degree, "polynomial kernel values")
+    inner = linear_kernel(X, Z)
+    return _finite(_polynomial_of(inner, gamma, degree, coef0), "polynomial kernel values")
+
+
+def _polynomial_of(inner, gamma=1.0, degree=3, coef0=0.0):
+    """``(gamma inner + coef0)^degree`` of inner products."""
+    return (gamma * inner + coef0) ** degree
 
 
 def named_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0):

@@ -17,8 +17,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .svm import SVMSolution, check_solution, fit_svm
-from .validation import check_array, check_indices, check_integer, check_kernel_matrix
+from .svm import SOLVERS, SVMSolution, check_solution, fit_svm
+from .validation import (
+    check_array,
+    check_bool,
+    check_C,
+    check_choice,
+    check_indices,
+    check_integer,
+    check_kernel_matrix,
+)
 
 __all__ = [
     "problems",
@@ -48,7 +56,9 @@ def problem_signs(codes, c: int, n_classes: int) -> np.ndarray:
     return np.where(np.asarray(codes) == target, 1.0, -1.0)
 
 
-def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list[SVMSolution]:
+def fit_one_vs_rest(
+    K, codes, n_classes: int, C, solver: str = "libsvm", canonical: bool = True
+) -> list[SVMSolution]:
     """The SVMs of the strangeness (D): the binary SVM, or one per class against the rest.
 
     Parameters
@@ -61,6 +71,9 @@ def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list
     n_classes : int
     C : float
     solver : {"libsvm", "cvxpy"}
+    canonical : bool
+        Passed to :func:`svmtrust.svm.fit_svm`: ``False`` for machines that need one optimum of
+        each problem, not the canonical one.
 
     Returns
     -------
@@ -70,13 +83,19 @@ def fit_one_vs_rest(K, codes, n_classes: int, C, solver: str = "libsvm") -> list
     K = check_kernel_matrix(K, "K", full=False)
     n_classes = check_integer(n_classes, "n_classes", low=2)
     codes = check_indices(codes, "codes", n_classes, size=K.shape[0])
+    if np.unique(codes).size != n_classes:
+        raise ValueError(f"codes: every class index below n_classes = {n_classes} needs an example")
+    C, solver = check_C(C), check_choice(solver, "solver", SOLVERS)
+    canonical = check_bool(canonical, "canonical")
     return [
-        fit_svm(K, problem_signs(codes, c, n_classes), C, solver, check_kernel=False)
+        fit_svm(
+            K, problem_signs(codes, c, n_classes), C, solver, check_input=False, canonical=canonical
+        )
         for c in problems(n_classes)
     ]
 
 
-def scaled_decisions(solutions, K_rows) -> np.ndarray:
+def scaled_decisions(solutions, K_rows, alone=False) -> np.ndarray:
     """``f_j(x) / ||w_j||`` of new examples under each SVM: shape (m, n_problems).
 
     A hyperplane with ``w = 0`` gives ``f / max(||w||, tiny)``.
@@ -87,14 +106,20 @@ def scaled_decisions(solutions, K_rows) -> np.ndarray:
         The SVMs of :func:`fit_one_vs_rest`, all on the same ``n`` training examples.
     K_rows : ndarray of shape (m, n)
         Kernel values between the new examples and those training examples.
+    alone : bool
+        Give each row the bits it has alone (``scaled_decisions(solutions, K_rows[i:i + 1])``):
+        the products ``K_rows alpha y`` are taken row by row (numpy's matmul over a stack of
+        rows), not as one matrix-vector product, whose sums run in an order that depends on
+        the number of rows (:func:`svmtrust.kernels.rows_alone` says why that matters).
     """
     K_rows = check_array(K_rows, "K_rows", ndim=2)
     if not isinstance(solutions, (list, tuple)) or not solutions:
         raise ValueError(f"solutions: expected a non-empty list of SVMSolution, got {solutions!r}")
     solutions = [check_solution(s, K_rows.shape[1], name="solutions") for s in solutions]
+    rows = K_rows[:, None, :] if check_bool(alone, "alone") else K_rows
     return np.column_stack(
         [
-            s.decision_function(K_rows)
+            (np.matmul(rows, s.coef).reshape(-1) + s.b)
             / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
             for s in solutions
         ]

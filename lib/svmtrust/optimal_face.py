@@ -83,6 +83,45 @@ IDENTICAL_TOL = 1e-10
 RANK_AMBIGUITY = 1e3
 
 
+class _SignedGram:
+    """``A = diag(s) K diag(s)`` of (P) without forming it: the SVM dual's matrix (``s = y``).
+
+    Holds ``K`` and the signs ``s`` and offers what the methods here ask of ``A``: the product
+    ``A @ x = s * (K (s * x))`` (:func:`sparse_product`, over the columns where ``x`` is not
+    zero), the diagonal (that of ``K``, as ``s_i^2 = 1``) and blocks ``A[np.ix_(I, J)]``, each
+    entry ``K_ij s_i s_j`` as a formed ``A`` would hold it. So an SVM's canonical step adds no
+    ``n x n`` matrix to the kernel's.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        A checked Gram matrix (trusted: private callers pass the one their door checked).
+    s : ndarray of shape (n,)
+        Signs, -1 or +1.
+    """
+
+    __slots__ = ("K", "s")
+
+    def __init__(self, K, s):
+        self.K, self.s = K, s
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(n, n)``."""
+        return self.K.shape
+
+    def diagonal(self) -> np.ndarray:
+        """``diag(A) = diag(K)``."""
+        return self.K.diagonal()
+
+    def __matmul__(self, x) -> np.ndarray:
+        return self.s * sparse_product(self.K, self.s * x)
+
+    def __getitem__(self, index) -> np.ndarray:
+        rows, columns = index
+        return self.K[rows, columns] * (self.s[rows] * self.s[columns])
+
+
 class FaceOptimum:
     """The canonical optimum of (P) and the indices of its face.
 
@@ -308,18 +347,20 @@ def _block_pivots(A, c, a, d, u, x, lower, upper, rounds: int = BLOCK_ROUNDS):
 
 
 def sparse_product(A, x) -> np.ndarray:
-    """``A @ x`` from the columns where ``x`` is not zero (the support vectors), or from all of
-    ``A`` when they are more than a quarter: a copy of a few columns is cheaper than reading the
-    whole matrix, a copy of many is not."""
+    """``A @ x`` of a symmetric ``A`` (every matrix here is) from the rows where ``x`` is not
+    zero (the support vectors), ``x_S^T A_S``, or from all of ``A`` when they are more than an
+    eighth. A copy of a few rows, contiguous in memory, is cheaper than reading the whole
+    matrix; a copy of columns is not (at n = 6400 and 1413 support vectors: rows 55 ms,
+    columns 256 ms, the whole matrix 35 ms; at 400 support vectors 5, 53 and 36 ms)."""
     nonzero = np.flatnonzero(x)
-    if 4 * nonzero.size >= x.size:
+    if 8 * nonzero.size >= x.size:
         return A @ x
-    return A[:, nonzero] @ x[nonzero]
+    return x[nonzero] @ A[nonzero]
 
 
 def _gradient_scale(A, c, x) -> float:
     """:func:`_gradient_scale_of` of ``A``'s diagonal, ``max |c|`` and ``x``."""
-    return _gradient_scale_of(np.diag(A), float(np.max(np.abs(c), initial=0.0)), x)
+    return _gradient_scale_of(A.diagonal(), float(np.max(np.abs(c), initial=0.0)), x)
 
 
 def _gradient_scale_of(diagonal, c_max: float, x) -> float:

@@ -16,11 +16,11 @@ import cvxpy as cp
 import numpy as np
 
 from .validation import (
+    PSD_TOL,
     check_integer,
     check_kernel_matrix,
     check_positive,
     check_symmetric,
-    psd_shift,
 )
 
 __all__ = [
@@ -171,13 +171,18 @@ def psd_eigh(M, n: int | None = None):
         tolerances; naming ``n`` if it is not a positive integer.
     """
     M = check_symmetric(M, "M")
-    n = M.shape[0] if n is None else check_integer(n, "n")
+    return _psd_eigh(M, M.shape[0] if n is None else check_integer(n, "n"))
+
+
+def _psd_eigh(M, n: int):
+    """:func:`psd_eigh` of a matrix its caller checked finite and symmetrised."""
     eigvals, eigvecs = np.linalg.eigh(M)
     rounding = np.finfo(float).eps * n * max(float(eigvals[-1]), 0.0)
-    if eigvals[0] < -max(psd_shift(M), rounding):
+    shift = PSD_TOL * max(float(np.mean(np.diag(M))), np.finfo(float).tiny)  # psd_shift
+    if eigvals[0] < -max(shift, rounding):
         raise ValueError(
             f"M: is not positive semi-definite (an eigenvalue is {eigvals[0]:.3g}, below "
-            f"-{max(psd_shift(M), rounding):.3g})"
+            f"-{max(shift, rounding):.3g})"
         )
     keep = eigvals > rounding
     return eigvals[keep], eigvecs[:, keep]
@@ -209,6 +214,23 @@ def kernel_factor(K) -> np.ndarray:
     ValueError
         Naming ``K``, if it is not symmetric positive semi-definite.
     """
-    K = check_kernel_matrix(K, "K")
-    eigvals, eigvecs = psd_eigh(K)
+    return _kernel_factor(check_kernel_matrix(K, "K"))
+
+
+def _kernel_factor(K) -> np.ndarray:
+    """:func:`kernel_factor` of a matrix the caller's door checked symmetric and positive
+    semi-definite (:func:`~svmtrust.validation.check_kernel_matrix`): the library's solvers,
+    which would otherwise prove a matrix PSD again before each cvxpy problem. ``K`` is
+    symmetrised, ``(K + K^T) / 2``, as :func:`psd_eigh` does.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Checked finite, symmetric to a relative 1e-10 and PSD within the tolerance (trusted).
+
+    Returns
+    -------
+    ndarray of shape (n, r)
+    """
+    eigvals, eigvecs = _psd_eigh((K + K.T) / 2.0, K.shape[0])
     return eigvecs * np.sqrt(eigvals)

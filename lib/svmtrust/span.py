@@ -138,7 +138,7 @@ def _span_qps(K, sol, constrained, points):
     """Yield ``(p, S_p^2)`` for every support vector ``p`` in ``points`` by the QP (4)-(5)."""
     support, free = sol.support, sol.free
     scale = float(np.mean(np.diag(K)[support]))
-    G = qp.kernel_factor(K[np.ix_(support, support)] / scale)
+    G = qp._kernel_factor(K[np.ix_(support, support)] / scale)
     row = {int(i): k for k, i in enumerate(support)}
     G_free = G[[row[int(i)] for i in free]]
     problem, _, par = _span_problem(G_free, sol.alpha[free], sol.C if constrained else np.inf)
@@ -191,8 +191,11 @@ def span(K, sol, constrained=True) -> np.ndarray:
     ValueError
         On bad input; :class:`~svmtrust.qp.SolveError` if a QP is not solved to optimality.
     """
-    K = _check_inputs(K, sol)
-    constrained = check_bool(constrained, "constrained")
+    return _span(_check_inputs(K, sol), sol, check_bool(constrained, "constrained"))
+
+
+def _span(K, sol, constrained) -> np.ndarray:
+    """:func:`span` of checked arguments."""
     out = np.full(K.shape[0], np.nan)
     out[sol.support] = np.inf
     points = [p for p in sol.support if np.setdiff1d(sol.free, [p]).size]
@@ -212,7 +215,7 @@ def _box_active(K, sol, points, out):
     needed only where the box is active. This also spares the QP its worst scaling: a tiny
     ``alpha_p`` makes the box ``alpha_i / alpha_p`` huge and inactive.
     """
-    spans_free, lambdas = closed_form_coefficients(K, sol)
+    spans_free, lambdas = _closed_form_coefficients(K, sol)
     slack = 1e-9 * float(np.max(sol.alpha))
     active = []
     for p in points:
@@ -290,8 +293,11 @@ def closed_form_coefficients(K, sol, ridge=SPAN_RIDGE):
         Column ``p`` holds the minimiser over ``sol.free`` (0 at ``p`` itself); NaN columns
         off the support.
     """
-    K = _check_inputs(K, sol)
-    ridge = check_positive(ridge, "ridge")
+    return _closed_form_coefficients(_check_inputs(K, sol), sol, check_positive(ridge, "ridge"))
+
+
+def _closed_form_coefficients(K, sol, ridge=SPAN_RIDGE):
+    """:func:`closed_form_coefficients` of checked arguments."""
     n, free, bounded = K.shape[0], sol.free, sol.bounded
     spans, lambdas = np.full(n, np.nan), np.full((free.size, n), np.nan)
     if free.size < 2:
@@ -334,7 +340,7 @@ def span_closed_form(K, sol, ridge=SPAN_RIDGE) -> np.ndarray:
     ndarray of shape (n,)
         ``S_p^2`` at support vectors, NaN elsewhere.
     """
-    return closed_form_coefficients(K, sol, ridge)[0]
+    return _closed_form_coefficients(_check_inputs(K, sol), sol, check_positive(ridge, "ridge"))[0]
 
 
 # ----------------------------------------------------------------------------- the span rule
@@ -368,7 +374,11 @@ def span_rule_errors(K, sol, spans) -> np.ndarray:
     ndarray of bool, shape (n,)
     """
     K = _check_inputs(K, sol)
-    spans = _check_spans(spans, sol, K.shape[0])
+    return _span_rule_errors(K, sol, _check_spans(spans, sol, K.shape[0]))
+
+
+def _span_rule_errors(K, sol, spans) -> np.ndarray:
+    """:func:`span_rule_errors` of checked arguments."""
     errors = np.zeros(K.shape[0], dtype=bool)
     sv = sol.support
     margins = sol.y[sv] * sol.decision_function(K[sv])
@@ -430,9 +440,13 @@ def span_rule_early_stopping(K, sol):
     n_qp : int
         Number of support vectors that needed the QP.
     """
-    K = _check_inputs(K, sol)
+    return _span_rule_early_stopping(_check_inputs(K, sol), sol)
+
+
+def _span_rule_early_stopping(K, sol):
+    """:func:`span_rule_early_stopping` of checked arguments."""
     threshold = _thresholds(K, sol)
-    spans_free, lambdas = closed_form_coefficients(K, sol)
+    spans_free, lambdas = _closed_form_coefficients(K, sol)
     errors = np.zeros(K.shape[0], dtype=bool)
     undecided = []
     for p in sol.support:
@@ -501,10 +515,12 @@ def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
     if sol.free.size == 0:  # the rule does not apply: the training error (see above)
         return float(np.mean(sol.y * sol.decision_function(K) <= 0))
     if method == "closed_form":
-        return float(np.mean(span_rule_errors(K, sol, span_closed_form(K, sol))))
-    if early_stopping:
-        return float(np.mean(span_rule_early_stopping(K, sol)[0]))
-    return float(np.mean(span_rule_errors(K, sol, span(K, sol, constrained=True))))
+        spans = _closed_form_coefficients(K, sol)[0]
+    elif early_stopping:
+        return float(np.mean(_span_rule_early_stopping(K, sol)[0]))
+    else:
+        spans = _span(K, sol, True)
+    return float(np.mean(_span_rule_errors(K, sol, spans)))
 
 
 # ----------------------------------------------------------------------------- leave-one-out
@@ -543,11 +559,11 @@ def _category(alpha, C):
 def _refit(K, y, C, solver, alpha_max):
     """Train on a leave-one-out set; a hard margin first tries an inactive finite box."""
     if np.isfinite(C) or solver != "libsvm":
-        return fit_svm(K, y, C, solver=solver, check_kernel=False)
-    sol = fit_svm(K, y, HARD_BOX_FACTOR * alpha_max, solver=solver, check_kernel=False)
+        return fit_svm(K, y, C, solver, check_input=False)
+    sol = fit_svm(K, y, HARD_BOX_FACTOR * alpha_max, solver, check_input=False)
     if sol.bounded.size == 0:
         return sol
-    return fit_svm(K, y, C, solver=solver, check_kernel=False)
+    return fit_svm(K, y, C, solver, check_input=False)
 
 
 def leave_one_out(K, y, C, solver="libsvm", sol=None) -> LeaveOneOut:
@@ -586,7 +602,7 @@ def leave_one_out(K, y, C, solver="libsvm", sol=None) -> LeaveOneOut:
     C = check_C(C)
     solver = check_choice(solver, "solver", SOLVERS)
     if sol is None:
-        sol = fit_svm(K, y, C, solver=solver, check_kernel=False)
+        sol = fit_svm(K, y, C, solver, check_input=False)
     check_solution(sol, K.shape[0], y=y, C=C, K=K)
     margins = y * sol.decision_function(K)
     unchanged = np.ones(K.shape[0], dtype=bool)
@@ -637,9 +653,13 @@ def radius_squared(K) -> float:
     -------
     float
     """
-    K = check_kernel_matrix(K, "K")
+    return _radius_squared(check_kernel_matrix(K, "K"))
+
+
+def _radius_squared(K) -> float:
+    """:func:`radius_squared` of a checked Gram matrix."""
     scale = max(float(np.mean(np.diag(K))), np.finfo(float).tiny)
-    F = qp.kernel_factor(K / scale)
+    F = qp._kernel_factor(K / scale)
     beta = cp.Variable(K.shape[0], nonneg=True)
     problem = cp.Problem(
         cp.Maximize(np.diag(K) / scale @ beta - cp.sum_squares(F.T @ beta)), [cp.sum(beta) == 1]
@@ -661,7 +681,7 @@ def radius_margin_bound(K, sol) -> float:
     float
     """
     K = _check_inputs(K, sol)
-    return radius_squared(K) * sol.w_norm_squared / K.shape[0]
+    return _radius_squared(K) * sol.w_norm_squared / K.shape[0]
 
 
 #: The two enclosing boxes of the rescaling: the paper's box centred at the origin (the mean of
@@ -823,10 +843,10 @@ def span_bound(K, sol, spans=None) -> float:
     K = _check_inputs(K, sol)
     if np.isfinite(sol.C):
         raise ValueError("sol: Theorem 1's count S D / M^2 holds for the hard margin (C = inf)")
-    spans = span(K, sol) if spans is None else _check_spans(spans, sol, K.shape[0])
+    spans = _span(K, sol, True) if spans is None else _check_spans(spans, sol, K.shape[0])
     sv = sol.support
     S = float(np.sqrt(np.max(spans[sv])))
-    D = 2.0 * np.sqrt(radius_squared(K[np.ix_(sv, sv)]))
+    D = 2.0 * np.sqrt(_radius_squared(K[np.ix_(sv, sv)]))
     return S * D * sol.w_norm_squared / K.shape[0]
 
 
@@ -850,7 +870,7 @@ def jaakkola_haussler_errors(K, sol) -> np.ndarray:
     ndarray of bool, shape (n,)
     """
     K = _check_inputs(K, sol)
-    return span_rule_errors(K, sol, np.where(sol.alpha > 0, np.diag(K), np.nan))
+    return _span_rule_errors(K, sol, np.where(sol.alpha > 0, np.diag(K), np.nan))
 
 
 # ----------------------------------------------------------------------------- L2-SVM

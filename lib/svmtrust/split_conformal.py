@@ -49,7 +49,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .conformal import ClassLeftOut, calibration_count
-from .kernels import named_kernel, rbf_kernel
+from .kernels import named_kernel, rbf_kernel, rows_alone
 from .one_vs_rest import fit_one_vs_rest, own_class_strangeness, scaled_decisions
 from .svm import SOLVERS
 from .validation import (
@@ -92,6 +92,16 @@ class _ProperSVM:
     def train(cls, estimator, X, codes, n_classes: int) -> _ProperSVM:
         """Train on ``(X, codes)`` with the estimator's kernel, ``C`` and solver.
 
+        The SVMs are the canonical optima (:func:`svmtrust.svm.fit_svm`), though the
+        validity of (S) needs only that one fitted scorer, a function of the proper training
+        set alone, score the calibration and test examples alike: any optimum would do
+        (``canonical=False``, which skips the minimum-norm step where the optimum is not
+        unique; where it is unique both are the same point and cost one bordered solve). The
+        canonical optimum is kept because p-values count ties: on duplicate-heavy data
+        (``votes``) another optimum moves scores of distinct examples that tie exactly under
+        the canonical one, and with them recorded p-values of the comparison chapter (four
+        values of its first votes trial: Cross p 0.465 -> 0.455, Hardoon p 0.40 -> 0.45).
+
         Raises ``ValueError`` naming ``kernel`` if its Gram matrix on ``X`` is not symmetric
         and positive semi-definite.
         """
@@ -111,8 +121,9 @@ class _ProperSVM:
         return scaled_decisions(self.svms, kernel_block(self.kernel, X, self.X))
 
     def alone(self, X) -> np.ndarray:
-        """:meth:`distances` of one example at a time: the same bits in every batch."""
-        return np.vstack([self.distances(X[i : i + 1]) for i in range(X.shape[0])])
+        """:meth:`distances` of one example at a time: the same bits in every batch, computed
+        together (:func:`svmtrust.kernels.rows_alone`, ``scaled_decisions(alone=True)``)."""
+        return scaled_decisions(self.svms, rows_alone(self.kernel, X, self.X), alone=True)
 
     def _scores(self, values) -> np.ndarray:
         """Strangeness (D) under every candidate label from :meth:`distances`."""

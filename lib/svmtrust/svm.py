@@ -21,21 +21,24 @@ from dataclasses import dataclass, field, replace
 
 import cvxpy as cp
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
+import scipy.linalg.lapack
+from sklearn.svm import _libsvm
 
 from . import qp
 from .conformal import merge_ties
 from .optimal_face import (
     EXACT_TOL,
     FACE_TOL,
+    ONE_POINT_RCOND,
+    _bordered_matrix,
     _equality_multiplier,
     _gradient_scale_of,
     _identical_groups,
+    _SignedGram,
     face_optimum,
     sparse_product,
 )
-from .qp import SolveError, kernel_factor
+from .qp import SolveError, _kernel_factor
 from .validation import (
     check_array,
     check_binary_labels,
@@ -232,7 +235,7 @@ class SVMSolution:
 
 
 def fit_svm(
-    K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None, check_input=True
+    K, y, C=np.inf, solver="cvxpy", check_kernel=True, tol=None, check_input=True, canonical=True
 ) -> SVMSolution:
     """Solve the SVM dual exactly for a given Gram matrix.
 
@@ -273,6 +276,17 @@ def fit_svm(
         (``check_kernel`` included), as scikit-learn's ``check_input``: for the library's own
         estimators, which check their data once in ``fit`` and then solve many problems built
         from it (one per test example and label). Not for data from outside.
+    canonical : bool
+        ``True`` (the default) returns the canonical optimum, the minimum-norm point of the
+        optimal face (:mod:`svmtrust.optimal_face`), a function of the bag. ``False`` returns
+        it only when the optimum is unique (then both are the same point, made exact:
+        :func:`_unique_optimum`), and otherwise the solver's own optimum, checked against the
+        KKT conditions as above, with ``exact=False`` and no :class:`InexactWarning`: for
+        machines whose guarantee needs one fitted SVM, not the canonical one (split and
+        cross-conformal prediction; :mod:`svmtrust.split_conformal` says why its machines keep
+        the canonical one). Its ``w``, and so its decision values, are those of every optimum
+        to the solver's accuracy; its multipliers may be any point of the face, and exact ties
+        between the scores of distinct examples may break.
 
     Returns
     -------
@@ -293,15 +307,16 @@ def fit_svm(
         y = check_binary_labels(y, "y", n=K.shape[0])
         C = check_C(C)
         tol = _check_tol(tol, solver)
+        canonical = check_bool(canonical, "canonical")
     if tol is not None:
         return _fit_libsvm(K, y, C, tol)
     if _small_box_applies(K, C):
         sol = _small_box(K, y, C, solver)
     else:
-        sol = _fit_exact(K, y, C, solver)
+        sol = _fit_exact(K, y, C, solver, canonical)
         if not (sol.exact and sol.bounded.size == 0) and C * _kernel_scale(K) > LARGE_BOX:
             sol = _hard_margin_within(K, y, C, sol)
-    if not sol.exact:
+    if canonical and not sol.exact:
         warnings.warn(
             InexactWarning(
                 f"fit_svm: the optimum (n = {y.size}, C = {C!r}) could not be made exact; "
@@ -367,14 +382,15 @@ def canonical_solution(
         C = check_C(C)
         if np.any(alpha > C):
             raise ValueError(f"alpha: multipliers must lie in [0, C], found {np.max(alpha)!r}")
-    return _canonical(K, _solution(K, y, C, alpha, "optimal", str(solver)))
+    return _canonical(K, _start(y, C, alpha, "optimal", str(solver)))
 
 
-def _fit_exact(K, y, C, solver) -> SVMSolution:
-    """The canonical optimum through ``solver`` (libsvm with its fallback, or cvxpy)."""
+def _fit_exact(K, y, C, solver, canonical=True) -> SVMSolution:
+    """The canonical optimum through ``solver`` (libsvm with its fallback, or cvxpy); with
+    ``canonical=False``, any optimum (:func:`_canonical`)."""
     if solver == "libsvm":
-        return _fit_libsvm(K, y, C, None)
-    return _canonical(K, _solution(K, y, C, *_solve_cvxpy(K, y, C), solver))
+        return _fit_libsvm(K, y, C, None, canonical)
+    return _canonical(K, _start(y, C, *_solve_cvxpy(K, y, C), solver), canonical)
 
 
 def _hard_margin_within(K, y, C, sol: SVMSolution) -> SVMSolution:
@@ -400,27 +416,115 @@ def _hard_margin_within(K, y, C, sol: SVMSolution) -> SVMSolution:
     return _with_alpha(K, hard, hard.alpha, True)
 
 
-def _canonical(K, sol: SVMSolution) -> SVMSolution:
+def _canonical(K, sol: SVMSolution, canonical=True) -> SVMSolution:
     """The minimum-norm optimum of the optimal face through ``sol`` (:mod:`svmtrust.optimal_face`).
 
-    The dual is problem (P) of that module with ``A = diag(y) K diag(y)``, ``c = -1``,
-    ``a = y``, ``d = 0`` and ``u = C``; its reduced gradient is ``y_i f(x_i) - 1``, so the face's
-    indices are the examples on the margin.
+    The dual is problem (P) of that module with ``A = diag(y) K diag(y)`` (never formed:
+    :class:`svmtrust.optimal_face._SignedGram`), ``c = -1``, ``a = y``, ``d = 0`` and ``u = C``;
+    its reduced gradient is ``y_i f(x_i) - 1``, so the face's indices are the examples on the
+    margin. Most optima are the only one, and :func:`_unique_optimum` returns them after one
+    bordered solve; the face's minimum-norm point is computed only for the others, and only
+    when ``canonical``: otherwise ``sol`` is kept as the solver left it (``exact=False``).
     """
-    A = K * sol.y[:, None]
-    A *= sol.y[None, :]
+    unique = _unique_optimum(K, sol)
+    if unique is not None:
+        return unique
+    if not canonical:
+        return _with_alpha(K, sol, sol.alpha, False)
+    A = _SignedGram(K, sol.y)
     face = face_optimum(A, -np.ones(sol.y.size), sol.y, 0.0, sol.C, sol.alpha)
     return _with_alpha(K, sol, face.x, face.exact)
+
+
+def _unique_optimum(K, sol: SVMSolution) -> SVMSolution | None:
+    """``sol`` made exact when its optimum is the only one, else ``None``.
+
+    ``w`` is the same at every optimum, so the decision values ``g = K (alpha * y)`` are too
+    (fact 1 of :mod:`svmtrust.optimal_face`), and only multipliers of examples on the margin
+    can differ between optima (fact 2). The free multipliers ``F`` are solved exactly from the
+    bordered system ``[[Q_FF, y_F], [y_F^T, 0]] [alpha_F; b] = [1 - Q_FB alpha_B; -y_B^T
+    alpha_B]`` (``Q = diag(y) K diag(y)``, the others held at 0 or C), the step of
+    :func:`svmtrust.optimal_face._block_pivots` from the solver's split. The optimum is unique
+    when (i) the result keeps every free multiplier strictly inside ``(0, C)`` and meets every
+    KKT condition to :data:`svmtrust.optimal_face.EXACT_TOL` of the gradient's scale (so it
+    is an exact optimum), (ii) no example at 0 or C lies on the margin (so the face is ``F``:
+    fact 3), and (iii) the bordered matrix is non-singular, with reciprocal condition number
+    above :data:`svmtrust.optimal_face.ONE_POINT_RCOND`: a direction ``d`` of the face, with
+    ``Q_FF d = 0`` and ``y_F^T d = 0``, would be in its null space. Copies of a free example,
+    conflicting copies and a kernel singular on ``F`` all fail (iii); an example at a bound on
+    the margin fails (ii). Without free multipliers (i)-(ii) leave every multiplier at its
+    bound, one point, and the bias is the midpoint of the KKT interval (:func:`kkt_bias`).
+    These are the tests :func:`svmtrust.optimal_face.face_optimum` makes before its
+    minimum-norm step (:func:`svmtrust.optimal_face._one_point`), so either way ends in the same
+    point; here without an ``n x n`` matrix, with one product of ``K``, one of its rows ``F``
+    and one factorisation of the ``(|F| + 1)``-square bordered matrix.
+    """
+    alpha, y, C = sol.alpha.copy(), sol.y, sol.C
+    free = np.flatnonzero((alpha > 0) & (alpha < C))
+    values = sparse_product(K, alpha * y)
+    if free.size:
+        step = _free_step(K, y, alpha, values, free)
+        if step is None:
+            return None
+        alpha[free] += step
+        if np.any(alpha[free] <= 0.0) or np.any(alpha[free] >= C):
+            return None
+        values = values + (step * y[free]) @ K[free]  # K symmetric: its rows F, not a pass
+    diagonal = K.diagonal()
+    scale = _gradient_scale_of(diagonal, 1.0, alpha)
+    b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
+    if on_margin.size != free.size or _margin_violation(y, alpha, C, values, b) > (
+        EXACT_TOL * scale
+    ):
+        return None
+    return _assembled(sol, alpha, values, b, on_margin, True)
+
+
+def _free_step(K, y, alpha, values, free):
+    """The step of the free multipliers to the exact solution of :func:`_unique_optimum`'s
+    bordered system, or ``None`` when that matrix is singular or ill-conditioned (reciprocal
+    condition number at most :data:`svmtrust.optimal_face.ONE_POINT_RCOND`, LAPACK's estimate
+    from the symmetric factorisation it is solved with)."""
+    block = K[np.ix_(free, free)] * (y[free, None] * y[None, free])
+    system, sigma = _bordered_matrix(block, y[free])
+    factor, pivots, info = scipy.linalg.lapack.dsytrf(system)
+    if info != 0:
+        return None
+    rcond, info = scipy.linalg.lapack.dsycon(factor, pivots, np.linalg.norm(system, 1))
+    if info != 0 or not rcond > ONE_POINT_RCOND:
+        return None
+    gradient = y[free] * values[free] - 1.0
+    rhs = np.r_[-gradient, -sigma * float(y @ alpha)]
+    solution, info = scipy.linalg.lapack.dsytrs(factor, pivots, rhs)
+    return solution[:-1] if info == 0 else None
+
+
+def _margin_violation(y, alpha, C, values, b) -> float:
+    """The largest violation of the KKT conditions by ``alpha`` with bias ``b``, in margin
+    units (:func:`_kkt_violation` of unassembled parts)."""
+    margins = y * (values + b)
+    shortfall = np.maximum(1.0 - margins, 0.0)
+    free = (alpha > 0) & (alpha < C)
+    shortfall[free] = np.abs(margins[free] - 1.0)
+    bounded = alpha == C
+    shortfall[bounded] = np.maximum(margins[bounded] - 1.0, 0.0)
+    return float(np.max(shortfall))
 
 
 def _with_alpha(K, sol: SVMSolution, alpha, exact) -> SVMSolution:
     """``sol`` with the multipliers ``alpha`` (already exactly 0 or C at the bounds), its bias
     and margin set from :func:`_bias_and_margin`."""
+    values = sparse_product(K, alpha * sol.y)
+    scale = _gradient_scale_of(K.diagonal(), 1.0, alpha)
+    b, on_margin = _bias_and_margin(sol.y, alpha, sol.C, values, scale, exact)
+    return _assembled(sol, alpha, values, b, on_margin, exact)
+
+
+def _assembled(sol: SVMSolution, alpha, values, b, on_margin, exact) -> SVMSolution:
+    """``sol`` with the multipliers ``alpha``, their decision values without the bias
+    ``values = K (alpha * y)``, the bias ``b`` and the margin set ``on_margin``."""
     support = np.flatnonzero(alpha > 0)
     bounded = np.flatnonzero(alpha == sol.C)
-    values = sparse_product(K, alpha * sol.y)
-    scale = _gradient_scale_of(np.diag(K), 1.0, alpha)
-    b, on_margin = _bias_and_margin(sol.y, alpha, sol.C, values, scale, exact)
     return replace(
         sol,
         alpha=alpha,
@@ -513,7 +617,7 @@ def _small_box(K, y, C, solver) -> SVMSolution:
 def _split_qp(A, c, total) -> np.ndarray:
     """``argmin 1/2 x^T A x + c^T x`` over ``1^T x = total``, ``0 <= x <= 1`` (Clarabel), snapped."""
     x = cp.Variable(A.shape[0], nonneg=True)
-    objective = 0.5 * cp.sum_squares(kernel_factor(A).T @ x) + c @ x
+    objective = 0.5 * cp.sum_squares(_kernel_factor(A).T @ x) + c @ x
     problem = cp.Problem(cp.Minimize(objective), [cp.sum(x) == total, x <= 1.0])
     qp.solve(problem, "the split of a small box")
     return _categorise(x.value, 1.0)[0]
@@ -694,14 +798,26 @@ def duplicate_groups(K, y, tol=1e-10) -> np.ndarray:
 
 
 def _solution(K, y, C, alpha_raw, status, solver, n_iter=0) -> SVMSolution:
-    """Assemble an :class:`SVMSolution` from a solver's raw multipliers."""
+    """Assemble an :class:`SVMSolution` from a solver's raw multipliers, with its bias and dual
+    value (:func:`kkt_bias`, :func:`dual_objective`)."""
+    sol = _start(y, C, alpha_raw, status, solver, n_iter)
+    return replace(
+        sol,
+        b=_bias(K, y, sol.alpha, sol.free, sol.bounded),
+        objective=_objective(K, y, sol.alpha),
+    )
+
+
+def _start(y, C, alpha_raw, status, solver, n_iter=0) -> SVMSolution:
+    """A solver's raw multipliers snapped (:func:`categorise`), bias and dual value not yet set
+    (NaN): the start of the canonical step (:func:`_canonical`), which sets them."""
     alpha, support, free, bounded = _categorise(alpha_raw, C)
     return SVMSolution(
         alpha=alpha,
-        b=_bias(K, y, alpha, free, bounded),
+        b=np.nan,
         y=y,
         C=C,
-        objective=_objective(K, y, alpha),
+        objective=np.nan,
         status=status,
         solver=solver,
         support=support,
@@ -725,7 +841,7 @@ def _solve_cvxpy(K, y, C):
     """
     scale = float(np.mean(np.diag(K)))
     scale = scale if scale > 0 else 1.0
-    G = kernel_factor(K / scale).T * y
+    G = _kernel_factor(K / scale).T * y
     x = cp.Variable(K.shape[0], nonneg=True)
     constraints = [y @ x == 0]
     if np.isfinite(C) and C * scale > LARGE_BOX:
@@ -783,24 +899,58 @@ def _libsvm_box(K, y, box, tol, scale):
     return alpha, status, n_iter + more
 
 
+#: The arguments scikit-learn's ``SVC(kernel="precomputed")`` (version pinned in
+#: requirements.txt) passes to its libsvm wrapper, besides the data, the box, the tolerance and
+#: the iteration limit: a C-SVC, unit class weights, no sample weights, libsvm's shrinking
+#: heuristic, a 200 MB kernel cache and no probability estimates (the other fields are unused
+#: with a precomputed kernel).
+_LIBSVM_SETTINGS = {
+    "svm_type": 0,
+    "kernel": "precomputed",
+    "degree": 3,
+    "gamma": 0.0,
+    "coef0": 0.0,
+    "nu": 0.5,
+    "epsilon": 0.0,
+    "class_weight": np.ones(2),
+    "sample_weight": np.empty(0),
+    "shrinking": 1,
+    "probability": 0,
+    "cache_size": 200.0,
+    "random_seed": 0,
+}
+
+
 def _run_libsvm(K, y, box, eps, scale, max_iter):
-    """One run of scikit-learn's ``SVC(kernel="precomputed")`` on ``K / scale``, box ``box * scale``.
+    """One run of libsvm, as ``SVC(kernel="precomputed")`` runs it, on ``K / scale`` with box
+    ``box * scale``.
+
+    The wrapper ``SVC.fit`` calls (``sklearn.svm._libsvm.fit``) is called directly, with the
+    arguments ``SVC.fit`` gives it (:data:`_LIBSVM_SETTINGS`; the labels as class indices
+    0 and 1): the same multipliers to the last bit (a unit test compares them), without
+    ``SVC.fit``'s validation of data the door of :func:`fit_svm` has checked (a pass over ``K``
+    and, on small problems, more time than the solve).
 
     Returns the raw multipliers of ``K`` (``None`` if libsvm stopped at ``max_iter``), the
     status and the iterations (``SVC.n_iter_``, or ``max_iter`` for a stopped run). See
     :func:`_kernel_scale` for why the kernel is scaled.
     """
-    model = SVC(C=box * scale, kernel="precomputed", tol=eps, shrinking=True, max_iter=max_iter)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        try:
-            model.fit(K if scale == 1.0 else K / scale, y)
-        except ConvergenceWarning:
-            return None, "max_iter_reached", max_iter
+    matrix = np.ascontiguousarray(K if scale == 1.0 else K / scale)
+    _libsvm.set_verbosity_wrap(0)
+    support, _, _, dual_coef, _, _, _, status, n_iter = _libsvm.fit(
+        matrix,
+        np.where(y > 0, 1.0, 0.0),
+        C=box * scale,
+        tol=eps,
+        max_iter=max_iter,
+        **_LIBSVM_SETTINGS,
+    )
+    if status == 1:
+        return None, "max_iter_reached", max_iter
     alpha = np.zeros(K.shape[0])
-    # scikit-learn stores dual_coef_ = y_i alpha_i for the support vectors.
-    alpha[model.support_] = model.dual_coef_[0] * y[model.support_] / scale
-    return alpha, "optimal", int(np.sum(model.n_iter_))
+    # libsvm's coefficients are +-alpha_i for the support vectors.
+    alpha[support] = np.abs(dual_coef[0]) / scale
+    return alpha, "optimal", int(np.sum(n_iter))
 
 
 def _solve_libsvm(K, y, C, tol=None):
@@ -837,12 +987,12 @@ _LIBSVM_CAUSES = {
 }
 
 
-def _fit_libsvm(K, y, C, tol):
+def _fit_libsvm(K, y, C, tol, canonical=True):
     """The libsvm path of :func:`fit_svm`: libsvm, the canonical optimum, the exact fallback.
 
     With an explicit ``tol`` libsvm's answer is returned as it is and a failure raises
     :class:`SolveError`. By default (``tol=None``) libsvm's answer is made canonical
-    (:func:`_canonical`); when that is not exact and its :func:`_kkt_violation` exceeds
+    (:func:`_canonical`, or only exact where unique when not ``canonical``); when that is not exact and its :func:`_kkt_violation` exceeds
     :data:`LIBSVM_KKT_TOL` relative to :func:`_kkt_scale`, or libsvm failed, the problem goes to
     :func:`_exact_fallback`.
     """
@@ -852,11 +1002,11 @@ def _fit_libsvm(K, y, C, tol):
             raise SolveError("libsvm", status, _LIBSVM_CAUSES[status])
         return _solution(K, y, C, alpha, status, "libsvm", n_iter)
     if alpha is not None:
-        sol = _canonical(K, _solution(K, y, C, alpha, status, "libsvm", n_iter))
+        sol = _canonical(K, _start(y, C, alpha, status, "libsvm", n_iter), canonical)
         if sol.exact or _kkt_violation(K, sol) <= LIBSVM_KKT_TOL * _kkt_scale(K, sol):
             return sol
         status = "kkt_violation"
-    return _canonical(K, _exact_fallback(K, y, C, status, n_iter))
+    return _canonical(K, _exact_fallback(K, y, C, status, n_iter), canonical)
 
 
 def _exact_fallback(K, y, C, reason, n_iter):
@@ -875,7 +1025,7 @@ def _exact_fallback(K, y, C, reason, n_iter):
             f"{_LIBSVM_CAUSES[reason]}, and the exact solver (cvxpy) then failed with status "
             f"{err.status!r}" + (f": {err.detail}" if err.detail else ""),
         ) from err
-    return replace(_solution(K, y, C, alpha, status, "cvxpy", n_iter), fallback=reason)
+    return replace(_start(y, C, alpha, status, "cvxpy", n_iter), fallback=reason)
 
 
 def _kkt_violation(K, sol: SVMSolution) -> float:
@@ -885,11 +1035,7 @@ def _kkt_violation(K, sol: SVMSolution) -> float:
     ``m_i = 1`` and ``alpha_i = C`` needs ``m_i <= 1`` (the complementary slackness of
     Cortes & Vapnik 1995, eq. (19)); the violation is the largest shortfall, 0 at an optimum.
     """
-    margins = sol.y * (K @ sol.coef + sol.b)
-    shortfall = np.maximum(1.0 - margins, 0.0)
-    shortfall[sol.free] = np.abs(margins[sol.free] - 1.0)
-    shortfall[sol.bounded] = np.maximum(margins[sol.bounded] - 1.0, 0.0)
-    return float(np.max(shortfall))
+    return _margin_violation(sol.y, sol.alpha, sol.C, sparse_product(K, sol.coef), sol.b)
 
 
 def _kkt_scale(K, sol: SVMSolution) -> float:

@@ -87,13 +87,20 @@ def check_array(a, name: str, ndim: int) -> np.ndarray:
         :func:`check_numeric`), has the wrong number of dimensions, is empty, or holds NaN or
         infinite values.
     """
+    arr = _shaped(a, name, ndim)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    return arr
+
+
+def _shaped(a, name: str, ndim: int) -> np.ndarray:
+    """``a`` as a non-empty float64 array of ``ndim`` dimensions (:func:`check_array` without
+    its test of finiteness)."""
     arr = _numbers(a, name)
     if arr.ndim != ndim:
         raise ValueError(f"{name}: expected {ndim} dimensions, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name}: is empty (shape {arr.shape})")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains NaN or infinite values")
     return arr
 
 
@@ -305,10 +312,15 @@ def check_kernel_matrix(K, name: str = "K", full: bool = True) -> np.ndarray:
         If ``K`` is not square, not symmetric (relative tolerance 1e-10), or has an eigenvalue
         below ``-delta``.
     """
-    mat = check_array(K, name, ndim=2)
+    mat = _shaped(K, name, ndim=2)
     if mat.shape[0] != mat.shape[1]:
         raise ValueError(f"{name}: kernel matrix must be square, got shape {mat.shape}")
-    if max(float(np.max(mat)), -float(np.min(mat))) > MAX_KERNEL:  # max |K| without a copy
+    # max |K| without a copy; NaN propagates through max and min, so both are finite only for
+    # a finite matrix: one test of finiteness and size in two passes, no temporary
+    high, low = float(np.max(mat)), float(np.min(mat))
+    if not (np.isfinite(high) and np.isfinite(low)):
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    if max(high, -low) > MAX_KERNEL:
         raise ValueError(
             f"{name}: entries above {MAX_KERNEL:.0e} overflow in products of the "
             "kernel; scale it down"

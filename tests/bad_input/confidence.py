@@ -10,7 +10,7 @@ from svmtrust import efficiency
 from svmtrust import one_vs_rest as ovr
 from svmtrust import svm_distance as sd
 from svmtrust.experiments import confidence_compared as protocol
-from svmtrust.kernels import rbf_kernel
+from svmtrust.kernels import rbf_kernel, rows_alone
 from svmtrust.split_conformal import SplitConformalSVM, calibration_count
 from svmtrust.validation import check_callable
 
@@ -334,6 +334,24 @@ CASES = (
         ),
         (
             "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "a class without examples",
+            lambda: ovr.fit_one_vs_rest(K, np.zeros_like(CODES), 2, 1.0),
+            "codes",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "unknown solver",
+            lambda: ovr.fit_one_vs_rest(K, CODES, 2, 1.0, "smo"),
+            "solver",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
+            "canonical not a bool",
+            lambda: ovr.fit_one_vs_rest(K, CODES, 2, 1.0, canonical="no"),
+            "canonical",
+        ),
+        (
+            "svmtrust.one_vs_rest.fit_one_vs_rest",
             "C negative",
             lambda: ovr.fit_one_vs_rest(K, CODES, 2, -1.0),
             "C",
@@ -421,6 +439,30 @@ CASES = (
             "K_rows NaN",
             lambda: ovr.scaled_decisions([SOL], nan(K)),
             "K_rows",
+        ),
+        (
+            "svmtrust.one_vs_rest.scaled_decisions",
+            "alone not a bool",
+            lambda: ovr.scaled_decisions([SOL], K, alone="yes"),
+            "alone",
+        ),
+        (
+            "svmtrust.kernels.rows_alone",
+            "X NaN",
+            lambda: rows_alone(KERNEL, nan(X), X),
+            "X",
+        ),
+        (
+            "svmtrust.kernels.rows_alone",
+            "Z of another width",
+            lambda: rows_alone(KERNEL, X, X[:, :2]),
+            "Z",
+        ),
+        (
+            "svmtrust.kernels.rows_alone",
+            "a kernel returning the wrong shape",
+            lambda: rows_alone(lambda A, B: A @ A.T, X, X),
+            "kernel",
         ),
         # the checks shared by both machines
         (

@@ -243,6 +243,12 @@ CASES += [
         "y",
     ),
     (
+        "svmtrust.svm.fit_svm",
+        "canonical not a bool",
+        lambda: fit_svm(K, Y, 1.0, "libsvm", canonical="yes"),
+        "canonical",
+    ),
+    (
         "svmtrust.optimal_face.canonical_optimum",
         'd "0"',
         lambda: canonical_optimum(_Q, -np.ones(Y.size), Y, "0", 1.0, SOL.alpha),
