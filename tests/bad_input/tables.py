@@ -1,0 +1,18 @@
+"""Bad input to svmtrust.experiments.tables: the frame, its title, formats and column count."""
+
+import numpy as np
+import pandas as pd
+from svmtrust.experiments.tables import Table
+
+T = "svmtrust.experiments.tables.Table"
+FRAME = pd.DataFrame({"error": [0.1, 0.2]}, index=["a", "b"])
+
+CASES = [
+    (T, "frame an array", lambda: Table(np.ones((2, 2))), "frame"),
+    (T, "frame a Series", lambda: Table(FRAME["error"]), "frame"),
+    (T, "frame without columns", lambda: Table(FRAME[[]]), "frame"),
+    (T, "title a number", lambda: Table(FRAME, title=3), "title"),
+    (T, "float_format a string", lambda: Table(FRAME, float_format="%.3f"), "float_format"),
+    (T, "max_columns zero", lambda: Table(FRAME, max_columns=0), "max_columns"),
+    (T, "max_columns a float", lambda: Table(FRAME, max_columns=2.5), "max_columns"),
+]
