@@ -73,3 +73,35 @@ def test_a_column_wider_than_the_text_stands_alone():
     frame = pd.DataFrame({"x" * 100: [1], "y": [2], "z": [3]})
     text = repr(Table(frame))
     assert len(text.split("\n\n")) == 2
+
+
+def test_wrapped_breaks_long_lines_at_spaces_only():
+    from svmtrust.experiments.tables import wrapped
+
+    line = "  " + " ".join(f"{i / 7:.4f}" for i in range(40))
+    text = wrapped(f"short\n\n{line}\n   aligned   columns", width=30)
+    lines = text.splitlines()
+    assert lines[:2] == ["short", ""] and lines[-1] == "   aligned   columns"
+    assert max(map(len, lines)) <= 30
+    assert text.split() == f"short {line} aligned columns".split()  # every number whole
+    assert all(row.startswith("    ") for row in lines[3:-1])  # continuations indented
+    assert wrapped("x" * 50, width=10) == "x" * 50  # a long word is never cut
+
+
+def test_print_wrapped_prints_what_print_prints(capsys):
+    from svmtrust.experiments.tables import print_wrapped
+
+    print_wrapped("a", {"b": 0.5}, 3, sep=", ")
+    print("a", {"b": 0.5}, 3, sep=", ")
+    first, second = capsys.readouterr().out.splitlines()
+    assert first == second
+
+
+def test_index_hidden_and_missing_values_as_to_string_shows_them():
+    frame = pd.DataFrame({"paper": [1.5, np.nan], "ours": [1.25, 2.0]}, index=["a", "b"])
+    table = Table(frame, index=False, na_rep="-")
+    printed = frame.to_string(index=False, na_rep="-")
+    assert [line.strip() for line in repr(table).splitlines()] == [
+        line.strip() for line in printed.splitlines()
+    ]
+    assert "<th" not in table._repr_html_().split("</thead>")[1]

@@ -12,6 +12,9 @@ the same way for both), so a table keeps its rounding; only the presentation cha
 - plain text (``repr``, what nbval compares and a terminal shows) is split the same way into
   blocks no wider than :data:`TEXT_WIDTH` characters.
 
+A long printed line that is not a table goes through :func:`print_wrapped` instead of ``print``:
+it is broken at spaces to fit the same width, so no number is ever cut in two.
+
 Every presentation is deterministic (no random ids), so a cell marked ``# NBVAL_CHECK_OUTPUT``
 that displays a table stays checked.
 """
@@ -19,12 +22,13 @@ that displays a table stays checked.
 from __future__ import annotations
 
 import html
+import textwrap
 
 import pandas as pd
 
 from ..validation import check_integer
 
-__all__ = ["Table"]
+__all__ = ["Table", "print_wrapped", "wrapped"]
 
 #: Characters a line of plain text may take (the text column of the HTML book at 1280 px holds
 #: about 78 characters of its monospaced output font).
@@ -36,6 +40,75 @@ PDF_WIDTH = 72
 _MARKDOWN_SPECIAL = "\\`*_{}[]<>()#+!|$~"
 
 
+def wrapped(text: str, width: int = TEXT_WIDTH) -> str:
+    """``text`` with every line longer than ``width`` characters broken at spaces.
+
+    A broken line's continuation is indented two spaces more than the line itself; a word
+    longer than ``width`` (a number, a path) stays whole on a line of its own, never cut.
+    Shorter lines, blank lines and the spaces that align columns are kept as they are.
+
+    Parameters
+    ----------
+    text : str
+        The text, one or more lines.
+    width : int, default :data:`TEXT_WIDTH`
+        Characters a line may take.
+
+    Returns
+    -------
+    str
+        The text, rewrapped.
+
+    Examples
+    --------
+    >>> print(wrapped("error rates 0.031, 0.052 and 0.107 at eps 0.1", width=24))
+    error rates 0.031, 0.052
+      and 0.107 at eps 0.1
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text: expected a string, got {type(text).__name__}")
+    width = check_integer(width, "width", low=8)
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        lines += textwrap.wrap(
+            line,
+            width,
+            subsequent_indent=indent + "  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+            expand_tabs=False,
+            replace_whitespace=False,
+        )
+    return "\n".join(lines)
+
+
+def print_wrapped(*values, sep: str = " ", width: int = TEXT_WIDTH) -> None:
+    """Print ``values`` as ``print(*values, sep=sep)`` does, rewrapped by :func:`wrapped`.
+
+    Parameters
+    ----------
+    *values
+        What to print, each turned into text by ``str``.
+    sep : str, default " "
+        Put between the values.
+    width : int, default :data:`TEXT_WIDTH`
+        Characters a line may take.
+
+    Examples
+    --------
+    >>> print_wrapped("p-values:", [0.031, 0.052, 0.107], width=20)
+    p-values: [0.031,
+      0.052, 0.107]
+    """
+    if not isinstance(sep, str):
+        raise ValueError(f"sep: expected a string, got {type(sep).__name__}")
+    print(wrapped(sep.join(map(str, values)), width))
+
+
 def _label(value) -> str:
     """A row or column label as text: a tuple of levels joined by spaces, blanks left out."""
     if isinstance(value, tuple):
@@ -43,13 +116,15 @@ def _label(value) -> str:
     return "" if value is None else str(value)
 
 
-def _column_texts(frame: pd.DataFrame, float_format) -> list[list[str]]:
+def _column_texts(frame: pd.DataFrame, float_format, na_rep: str) -> list[list[str]]:
     """Each column's cells as ``to_string`` prints them (pandas formats a column alone exactly
     as it does inside the whole frame)."""
     texts = []
     for i in range(frame.shape[1]):
         column = frame.iloc[:, [i]]
-        printed = column.to_string(header=False, index=False, float_format=float_format)
+        printed = column.to_string(
+            header=False, index=False, float_format=float_format, na_rep=na_rep
+        )
         texts.append([line.strip() for line in printed.split("\n")])
     return texts
 
@@ -97,6 +172,10 @@ class Table:
         A line saying what the table holds, shown above it (the caption of the HTML table).
     float_format : callable, optional
         Formats every float cell, as ``DataFrame.to_string``'s argument of that name.
+    index : bool, default True
+        Whether the row labels are shown (``to_string(index=False)`` hides them).
+    na_rep : str, default "NaN"
+        Shown for a missing value, as ``to_string``'s argument of that name.
     max_columns : int, default 6
         At most this many data columns side by side in the PDF and in plain text; a wider table
         is split into several, each repeating the row labels. The HTML table is never split: it
@@ -113,7 +192,9 @@ class Table:
     pima     0.25
     """
 
-    def __init__(self, frame, *, title=None, float_format=None, max_columns=6):
+    def __init__(
+        self, frame, *, title=None, float_format=None, index=True, na_rep="NaN", max_columns=6
+    ):
         if not isinstance(frame, pd.DataFrame):
             raise ValueError(f"frame: expected a pandas.DataFrame, got {type(frame).__name__}")
         if frame.shape[1] == 0:
@@ -122,11 +203,15 @@ class Table:
             raise ValueError(f"title: expected a string or None, got {type(title).__name__}")
         if float_format is not None and not callable(float_format):
             raise ValueError("float_format: expected a callable such as '{:.3f}'.format, or None")
+        if not isinstance(index, bool):
+            raise ValueError(f"index: expected True or False, got {index!r}")
+        if not isinstance(na_rep, str):
+            raise ValueError(f"na_rep: expected a string, got {type(na_rep).__name__}")
         self.max_columns = check_integer(max_columns, "max_columns", low=1)
         self.title = title
         self.columns = [_label(c) for c in frame.columns]
-        self.cells = _column_texts(frame, float_format)
-        self.index_names, self.index = _index_texts(frame.index)
+        self.cells = _column_texts(frame, float_format, na_rep)
+        self.index_names, self.index = _index_texts(frame.index) if index else ([], [])
         self.n_rows = len(frame)
 
     # -- shared layout -------------------------------------------------------------------------
