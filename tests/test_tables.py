@@ -105,3 +105,10 @@ def test_index_hidden_and_missing_values_as_to_string_shows_them():
         line.strip() for line in printed.splitlines()
     ]
     assert "<th" not in table._repr_html_().split("</thead>")[1]
+
+
+def test_a_series_is_one_column_as_to_string_prints_it():
+    series = pd.Series([0.5, 1.25], index=pd.Index([2, 4], name="sigma"), name="ratio")
+    table = Table(series)
+    assert table.columns == ["ratio"] and table.cells == [["0.50", "1.25"]]
+    assert Table(series.rename(None)).columns == [""]

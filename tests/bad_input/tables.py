@@ -9,7 +9,7 @@ FRAME = pd.DataFrame({"error": [0.1, 0.2]}, index=["a", "b"])
 
 CASES = [
     (T, "frame an array", lambda: Table(np.ones((2, 2))), "frame"),
-    (T, "frame a Series", lambda: Table(FRAME["error"]), "frame"),
+    (T, "frame a list", lambda: Table([[0.1], [0.2]]), "frame"),
     (T, "frame without columns", lambda: Table(FRAME[[]]), "frame"),
     (T, "title a number", lambda: Table(FRAME, title=3), "title"),
     (T, "float_format a string", lambda: Table(FRAME, float_format="%.3f"), "float_format"),

@@ -163,8 +163,8 @@ class Table:
 
     Parameters
     ----------
-    frame : pandas.DataFrame
-        The table: its index labels the rows (a MultiIndex shows one column per level), its
+    frame : pandas.DataFrame or pandas.Series
+        The table (a Series is one column, headed by its name): its index labels the rows (a MultiIndex shows one column per level), its
         columns the data (a MultiIndex of columns is flattened, levels joined by spaces). Round
         it first (``frame.round(3)``) or give ``float_format``: the cells are what
         ``frame.to_string(float_format=float_format)`` prints.
@@ -195,8 +195,12 @@ class Table:
     def __init__(
         self, frame, *, title=None, float_format=None, index=True, na_rep="NaN", max_columns=6
     ):
+        if isinstance(frame, pd.Series):  # one column, headed by the Series' name
+            frame = frame.to_frame(name="" if frame.name is None else frame.name)
         if not isinstance(frame, pd.DataFrame):
-            raise ValueError(f"frame: expected a pandas.DataFrame, got {type(frame).__name__}")
+            raise ValueError(
+                f"frame: expected a pandas.DataFrame or Series, got {type(frame).__name__}"
+            )
         if frame.shape[1] == 0:
             raise ValueError("frame: the table has no columns")
         if title is not None and not isinstance(title, str):
