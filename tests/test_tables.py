@@ -112,3 +112,12 @@ def test_a_series_is_one_column_as_to_string_prints_it():
     table = Table(series)
     assert table.columns == ["ratio"] and table.cells == [["0.50", "1.25"]]
     assert Table(series.rename(None)).columns == [""]
+
+
+def test_float_row_labels_as_to_string_prints_them():
+    frame = pd.DataFrame({"error": [0.2, 0.1, 0.3]}, index=pd.Index([2.0, 2.828, 16.0]))
+    assert Table(frame).index == [["2.000", "2.828", "16.000"]]
+    nested = frame.set_index(pd.MultiIndex.from_product([["a"], [2.0, 2.828, 16.0]]))
+    assert Table(nested).index == [["a", "", ""], ["2.000", "2.828", "16.000"]]
+    for table in (Table(frame), Table(nested)):
+        assert sorted(_numbers(repr(table))) == sorted(_numbers(frame.to_string()))

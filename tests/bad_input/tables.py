@@ -30,3 +30,4 @@ CASES += [
     (T, "index a string", lambda: Table(FRAME, index="no"), "index"),
     (T, "na_rep a number", lambda: Table(FRAME, na_rep=0), "na_rep"),
 ]
+CASES += [(P, "end a number", lambda: print_wrapped("a", end=0), "end")]

@@ -86,8 +86,9 @@ def wrapped(text: str, width: int = TEXT_WIDTH) -> str:
     return "\n".join(lines)
 
 
-def print_wrapped(*values, sep: str = " ", width: int = TEXT_WIDTH) -> None:
-    """Print ``values`` as ``print(*values, sep=sep)`` does, rewrapped by :func:`wrapped`.
+def print_wrapped(*values, sep: str = " ", end: str = "\n", width: int = TEXT_WIDTH) -> None:
+    """Print ``values`` as ``print(*values, sep=sep, end=end)`` does, rewrapped by
+    :func:`wrapped` (a line continued by the next call is wrapped on its own).
 
     Parameters
     ----------
@@ -95,6 +96,8 @@ def print_wrapped(*values, sep: str = " ", width: int = TEXT_WIDTH) -> None:
         What to print, each turned into text by ``str``.
     sep : str, default " "
         Put between the values.
+    end : str, default "\\n"
+        Written after the text.
     width : int, default :data:`TEXT_WIDTH`
         Characters a line may take.
 
@@ -106,7 +109,9 @@ def print_wrapped(*values, sep: str = " ", width: int = TEXT_WIDTH) -> None:
     """
     if not isinstance(sep, str):
         raise ValueError(f"sep: expected a string, got {type(sep).__name__}")
-    print(wrapped(sep.join(map(str, values)), width))
+    if not isinstance(end, str):
+        raise ValueError(f"end: expected a string, got {type(end).__name__}")
+    print(wrapped(sep.join(map(str, values)), width), end=end)
 
 
 def _label(value) -> str:
@@ -129,12 +134,25 @@ def _column_texts(frame: pd.DataFrame, float_format, na_rep: str) -> list[list[s
     return texts
 
 
+def _level_texts(index: pd.Index, j: int) -> list[str]:
+    """Level ``j`` of the row labels as text: floats as ``to_string`` prints them (one number of
+    decimals for the level, "2.000" beside "2.828"), anything else as ``str`` gives it."""
+    if isinstance(index, pd.MultiIndex):
+        level, codes = index.levels[j], index.codes[j]
+    else:
+        level, codes = index, range(len(index))
+    if pd.api.types.is_float_dtype(level.dtype):
+        texts = [text.strip() for text in level._format_flat(include_name=False)]
+        return [texts[code] if code >= 0 else "NaN" for code in codes]
+    values = index.get_level_values(j)
+    return [str(v) for v in values]
+
+
 def _index_texts(index: pd.Index) -> tuple[list[str], list[list[str]]]:
     """The row labels, one list per level, a label repeated from the row above left blank (as
     ``to_string`` shows a MultiIndex), and the levels' names."""
-    levels = index.to_frame(index=False)
     names = [_label(name) for name in index.names]
-    columns = [[str(v) for v in levels.iloc[:, j]] for j in range(levels.shape[1])]
+    columns = [_level_texts(index, j) for j in range(index.nlevels)]
     shown = [list(c) for c in columns]
     for j in range(len(columns) - 1):  # the innermost level is never blanked
         for i in range(1, len(index)):
