@@ -104,7 +104,7 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules lib/svmtrust/tcm_nn.py \
 		lib/svmtrust/nonconformity_selection.py lib/svmtrust/split_conformal.py \
 		lib/svmtrust/transduction.py lib/svmtrust/svm_distance.py lib/svmtrust/pipeline.py \
-		lib/svmtrust/multiplicity.py
+		lib/svmtrust/multiplicity.py lib/svmtrust/experiments/tables.py
 
 # As run.md gives it, with no environment variable: book/conftest.py switches progress bars off.
 nbval: $(STAMP)

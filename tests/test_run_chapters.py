@@ -58,3 +58,15 @@ def test_executed_chapter_is_found_by_the_build(tmp_path, monkeypatch):
     cache = get_cache(str(tmp_path / "cache"))
     _, merged = cache.merge_match_into_notebook(nbformat.read(path, 4))
     assert merged.cells[1].outputs[0]["text"] == "unchecked 2\n"
+
+
+def test_store_keeps_checked_outputs_and_says_whether_the_numbers_moved(tmp_path):
+    path = _notebook(tmp_path / "store.ipynb", "0.125 \nab\n")  # the same number, other layout
+    text, _, _ = run_chapters.execute(path)
+    executed = nbformat.reads(text, as_version=4)
+    assert run_chapters.store(path, executed) == "the same 1 numbers"
+    stored = nbformat.read(path, 4)
+    assert stored.cells[0].outputs and stored.cells[1].outputs == []
+    assert run_chapters.differences(stored, executed) == []
+    moved = _notebook(tmp_path / "moved.ipynb", "0.126\nab\n")
+    assert run_chapters.store(moved, executed).startswith("NUMBERS CHANGED: 1 gone")

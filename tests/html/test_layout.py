@@ -1,6 +1,6 @@
-"""The built pages in a real browser: no display equation is wider than its box on a laptop
-screen (1280 px) or on A4 paper (the page printed from the browser), and no page scrolls sideways
-on a phone (400 px).
+"""The built pages in a real browser: no display equation and no cell output is wider than its
+box on a laptop screen (1280 px), no display equation on A4 paper (the page printed from the
+browser), and no page scrolls sideways on a phone (400 px).
 
 MathJax typesets the equations only in a browser, so these checks drive a headless Chromium
 (``tests/html/browser.py``). Without Chromium they fail under ``REQUIRE_HTML=1`` (``make
@@ -46,6 +46,28 @@ MEASURE = """(() => {
   });
 })()"""
 
+#: Every output of every code cell, with everything folded away unfolded: each element inside it
+#: that is wider than its own box (more than one pixel of rounding), and whether that element is
+#: a table's own scrolling container (overflow-x auto or scroll, holding the table and nothing
+#: else), the one overflow allowed: such a table scrolls inside its box, nothing else is hidden.
+OUTPUTS = """(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  return [...document.querySelectorAll('.cell_output > .output')].map((box, index) => ({
+    index,
+    text: box.textContent.trim().replace(/\\s+/g, ' ').slice(0, 70),
+    wide: [box, ...box.querySelectorAll('*')]
+      .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+      .map(e => ({
+        tag: e.tagName.toLowerCase(),
+        need: e.scrollWidth,
+        have: e.clientWidth,
+        table: scrolls(e) && e.children.length === 1 && e.children[0].tagName === 'TABLE',
+      })),
+  }));
+})()"""
+
 #: How far the page itself scrolls sideways.
 PAGE_OVERFLOW = "document.scrollingElement.scrollWidth - window.innerWidth"
 
@@ -68,6 +90,34 @@ def too_wide(displays: list[dict]) -> list[str]:
         for d in displays
         if d["have"] == 0 or d["need"] > d["have"] + 1
     ]
+
+
+def wide_outputs(outputs: list[dict]) -> list[str]:
+    """The cell outputs that hide part of themselves: some element inside is wider than its
+    box and is not a table's own scrolling container (a wide table may scroll inside its
+    box); with how much of the widest such element is hidden."""
+    found = []
+    for output in outputs:
+        cut = [e for e in output["wide"] if not e["table"]]
+        if cut:
+            worst = max(cut, key=lambda e: 1 - e["have"] / e["need"])
+            hidden = 1 - worst["have"] / worst["need"]
+            found.append(
+                f"output {output['index']} ({worst['tag']} needs {worst['need']} px, has "
+                f"{worst['have']}: {hidden:.0%} hidden): {output['text']}"
+            )
+    return found
+
+
+def test_wide_outputs_allow_only_a_table_scrolling_in_its_own_box():
+    fits = {"index": 0, "text": "a b", "wide": []}
+    table = {"tag": "div", "need": 900, "have": 676, "table": True}
+    pre = {"tag": "pre", "need": 900, "have": 676, "table": False}
+    assert wide_outputs([fits, {**fits, "wide": [table]}]) == []
+    assert len(wide_outputs([{**fits, "wide": [pre]}])) == 1
+    # a scrolling table whose surroundings overflow as well is still cut
+    assert len(wide_outputs([{**fits, "wide": [table, {**pre, "tag": "div"}]}])) == 1
+    assert "25% hidden" in wide_outputs([{**fits, "wide": [{**pre, "need": 800, "have": 600}]}])[0]
 
 
 def test_too_wide_sees_a_cut_equation_and_a_hidden_one():
@@ -112,6 +162,7 @@ def layouts(browser, html_dir, pages) -> dict:
         browser.emulate(SCREEN)
         browser.open(page.as_uri())
         screen = browser.evaluate(MEASURE)
+        outputs = browser.evaluate(OUTPUTS)
         browser.emulate(print_width, media="print")
         paper = browser.evaluate(MEASURE)
         browser.emulate(PHONE)
@@ -119,6 +170,7 @@ def layouts(browser, html_dir, pages) -> dict:
             "screen": screen,
             "print": paper,
             "phone": browser.evaluate(PAGE_OVERFLOW),
+            "outputs": outputs,
         }
     return measured
 
@@ -133,6 +185,15 @@ def test_no_display_equation_is_wider_than_its_box(layouts, medium):
     cut = {name: too_wide(page[medium]) for name, page in layouts.items()}
     cut = {name: found for name, found in cut.items() if found}
     assert not cut, cut
+
+
+def test_no_cell_output_is_wider_than_its_box(layouts):
+    """On a laptop screen (1280 px) every output of a code cell shows all of itself; a table
+    too wide for the text column scrolls inside its own box, and nothing else does."""
+    assert sum(len(page["outputs"]) for page in layouts.values()) > 100
+    cut = {name: wide_outputs(page["outputs"]) for name, page in layouts.items()}
+    cut = {name: found for name, found in cut.items() if found}
+    assert not cut, f"{sum(map(len, cut.values()))} outputs wider than their box: {cut}"
 
 
 def test_no_page_scrolls_sideways_on_a_phone(layouts):

@@ -256,3 +256,64 @@ def test_the_handout_has_the_exercises_and_none_of_the_solutions(pdf, handout):
     # a run may recur elsewhere in the book: the handout has it once fewer, at least
     leaked = [run for run in solutions_in_book if leaflet.count(run) >= book.count(run)]
     assert not leaked, leaked
+
+
+#: The mark LaTeX sets at the start of the continuation of a code or output line too long for the
+#: page (Sphinx's ``\sphinxafterbreak``, a hooked arrow; pdftotext gives it as U+21AA).
+CONTINUED = "\u21aa"
+#: The end of a line that stops inside a number: digits and a decimal point ("0.", "12."), or a
+#: mantissa and its exponent's sign ("2.4e-"), not preceded by a letter, digit or point (an
+#: identifier such as ``x2.`` or a version such as ``1.2.`` is no number cut in two).
+_CUT_END = re.compile(r"(?<![\w.])[-+]?\d+(?:\.|\.\d*[eE][-+]?|[eE][-+]?)$")
+#: The start of a continued line that goes on with the number's digits.
+_CUT_START = re.compile(rf"^\s*{CONTINUED}\s*\d")
+
+
+def split_numbers(text: str) -> list[str]:
+    """The places in pdftotext's text (``-layout``) where a number is broken across two lines:
+    a line ending inside a number (:data:`_CUT_END`) whose next line is the continuation of the
+    same code or output line (it starts with :data:`CONTINUED`) and goes on with digits.
+
+    Prose never matches: LaTeX does not break a paragraph inside a number, and a paragraph's
+    next line carries no continuation mark, so a sentence ending in a number ("in 2017.") or a
+    numbered step ("1." then "2. While") is not a split; an equation number is set in
+    parentheses, "(2.3)".
+    """
+    lines = text.splitlines()
+    return [
+        f"{first.strip()[-40:]} | {second.strip()[:40]}"
+        for first, second in zip(lines, lines[1:])
+        if _CUT_END.search(first.rstrip()) and _CUT_START.match(second)
+    ]
+
+
+def test_split_numbers_catches_a_cut_number_and_passes_prose():
+    cut = (
+        "  data       Distance TCM  Split  0.\n"
+        "  \u21aa031  0.443\n"
+        "  ratio 2.4e-\n"
+        "  \u21aa05 outside\n"
+        "  -1.\n"
+        "   \u21aa5\n"
+    )
+    assert len(split_numbers(cut)) == 3
+    prose = (
+        "The error was 0.12 in 2017.\n"
+        "3 of the 11 data sets agree (2.3)\n"
+        "  1. Start with alpha = 0.\n"
+        "  2. While g < 0:\n"
+        "print(x2.\n"
+        "\u21aa3)\n"
+        "C = 1: alpha = [0. 1.], p-values = [1.   0.12]; 2\n"
+        "\u21aahas no solution\n"
+        "version 1.2.\n"
+        "\u21aa3 of the book\n"
+    )
+    assert split_numbers(prose) == []
+
+
+def test_no_number_is_split_across_lines(pdf):
+    """No number in the PDF is cut in two by the wrapping of a long code or output line
+    ("0." at the end of one line, "\u21aa031" at the start of the next)."""
+    found = split_numbers(_poppler("pdftotext", "-layout", pdf, "-"))
+    assert not found, f"{len(found)} numbers split across lines: {found}"
