@@ -35,7 +35,7 @@ def _notebook(path, stored: str, extra: str = "print('unchecked', 2)"):
 
 def test_matching_outputs_pass_and_changed_ones_fail(tmp_path):
     path = _notebook(tmp_path / "good.ipynb", "0.125\nab\n")
-    text, seconds, error = run_chapters.execute(path)
+    text, seconds, error, _ = run_chapters.execute(path)
     assert error is None and seconds > 0
     executed = nbformat.reads(text, as_version=4)
     assert run_chapters.differences(nbformat.read(path, 4), executed) == []
@@ -46,14 +46,14 @@ def test_matching_outputs_pass_and_changed_ones_fail(tmp_path):
 
 def test_a_cell_that_raises_is_an_error(tmp_path):
     path = _notebook(tmp_path / "raises.ipynb", "0.125\nab\n", extra="1 / 0")
-    _, _, error = run_chapters.execute(path)
+    _, _, error, _ = run_chapters.execute(path)
     assert error is not None and "ZeroDivisionError" in error
 
 
 def test_executed_chapter_is_found_by_the_build(tmp_path, monkeypatch):
     monkeypatch.setattr(run_chapters, "CACHE", tmp_path / "cache")
     path = _notebook(tmp_path / "cached.ipynb", "0.125\nab\n")
-    text, _, _ = run_chapters.execute(path)
+    text, _, _, _ = run_chapters.execute(path)
     run_chapters.cache_executed(path, nbformat.reads(text, as_version=4))
     cache = get_cache(str(tmp_path / "cache"))
     _, merged = cache.merge_match_into_notebook(nbformat.read(path, 4))
@@ -62,7 +62,7 @@ def test_executed_chapter_is_found_by_the_build(tmp_path, monkeypatch):
 
 def test_store_keeps_checked_outputs_and_says_whether_the_numbers_moved(tmp_path):
     path = _notebook(tmp_path / "store.ipynb", "0.125 \nab\n")  # the same number, other layout
-    text, _, _ = run_chapters.execute(path)
+    text, _, _, _ = run_chapters.execute(path)
     executed = nbformat.reads(text, as_version=4)
     assert run_chapters.store(path, executed) == "the same 1 numbers"
     stored = nbformat.read(path, 4)
@@ -70,3 +70,14 @@ def test_store_keeps_checked_outputs_and_says_whether_the_numbers_moved(tmp_path
     assert run_chapters.differences(stored, executed) == []
     moved = _notebook(tmp_path / "moved.ipynb", "0.126\nab\n")
     assert run_chapters.store(moved, executed).startswith("NUMBERS CHANGED: 1 gone")
+
+
+def test_the_slowest_cells_are_named_and_their_timestamps_dropped(tmp_path):
+    """A cell that sleeps 0.5 s is named first, with its time; the executed notebook keeps no
+    timestamps (they would land in the cache and the stored chapters)."""
+    path = _notebook(tmp_path / "slow.ipynb", "0.125\nab\n", extra="import time\ntime.sleep(0.5)")
+    text, _, error, slowest = run_chapters.execute(path)
+    assert error is None and len(slowest) == 2
+    (took, number), (other, _) = slowest
+    assert number == 2 and 0.5 <= took < 5 and other < took
+    assert all("execution" not in c.metadata for c in nbformat.reads(text, 4).cells)

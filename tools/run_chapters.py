@@ -32,6 +32,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -49,6 +50,8 @@ CACHE = ROOT / "_build" / ".jupyter_cache"
 CHECK = "# NBVAL_CHECK_OUTPUT"
 #: Seconds allowed to one cell, as in _config.yml (execute.timeout) and the Makefile's nbval.
 TIMEOUT = 900
+#: How many of a chapter's slowest cells the report names.
+SLOWEST_CELLS = 2
 #: The chapters that take longest, first: with two workers the longest chapter starts at once
 #: and the short ones fill the other core (the rest follow in name order).
 SLOWEST_FIRST = ("span", "transduction", "confidence_compared", "selection_compared", "tcm_nn")
@@ -66,16 +69,34 @@ SKIP = {
 }
 
 
-def execute(path: Path) -> tuple[dict, float, str | None]:
-    """Execute one chapter in its folder; return the executed notebook, the seconds it took and
-    the error (``None`` on success)."""
+def execute(path: Path) -> tuple[dict, float, str | None, list[tuple[float, int]]]:
+    """Execute one chapter in its folder; return the executed notebook, the seconds it took,
+    the error (``None`` on success) and its slowest cells (:func:`slowest_cells`)."""
     os.environ["SVMTRUST_PROGRESS"] = "0"  # as book/conftest.py and the build: no bars
     notebook = nbformat.read(path, as_version=4)
     result = single_nb_execution(
-        notebook, cwd=str(path.parent), timeout=TIMEOUT, allow_errors=False
+        notebook, cwd=str(path.parent), timeout=TIMEOUT, allow_errors=False, record_timing=True
     )
     error = None if result.err is None else result.exc_string or repr(result.err)
-    return nbformat.writes(notebook), result.time, error
+    slowest = slowest_cells(notebook)
+    for cell in notebook.cells:  # the timestamps are for this report, not for the pages
+        cell.get("metadata", {}).pop("execution", None)
+    return nbformat.writes(notebook), result.time, error, slowest
+
+
+def slowest_cells(notebook, count: int = SLOWEST_CELLS) -> list[tuple[float, int]]:
+    """The ``count`` slowest code cells of an executed notebook as ``(seconds, code cell
+    number)``, slowest first, from the timestamps nbclient records (``record_timing``): a cell
+    near the :data:`TIMEOUT` on a quiet machine fails on a loaded one."""
+    times = []
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    for number, cell in enumerate(code, start=1):
+        stamps = cell.get("metadata", {}).get("execution", {})
+        if "iopub.execute_input" in stamps and "shell.execute_reply" in stamps:
+            began = datetime.fromisoformat(stamps["iopub.execute_input"].replace("Z", "+00:00"))
+            ended = datetime.fromisoformat(stamps["shell.execute_reply"].replace("Z", "+00:00"))
+            times.append(((ended - began).total_seconds(), number))
+    return sorted(times, reverse=True)[:count]
 
 
 def _fields(outputs) -> dict[str, list]:
@@ -159,7 +180,8 @@ def main(argv: list[str]) -> int:
         futures = {pool.submit(execute, path): path for path in paths}
         for future in as_completed(futures):
             path = futures[future]
-            text, seconds, error = future.result()
+            text, seconds, error, slowest = future.result()
+            cells = ", ".join(f"cell {number} {took:.0f} s" for took, number in slowest)
             executed = nbformat.reads(text, as_version=4)
             problems = [error] if error else differences(nbformat.read(path, 4), executed)
             if args.store and not error:
@@ -167,10 +189,15 @@ def main(argv: list[str]) -> int:
                 problems = []
             if problems:
                 failed += 1
-                print(f"FAILED {path.name} ({seconds:.0f} s)", *problems, sep="\n  ", flush=True)
+                print(
+                    f"FAILED {path.name} ({seconds:.0f} s; {cells})",
+                    *problems,
+                    sep="\n  ",
+                    flush=True,
+                )
                 continue
             cache_executed(path, executed)
-            print(f"passed {path.name} ({seconds:.0f} s)", flush=True)
+            print(f"passed {path.name} ({seconds:.0f} s; slowest: {cells})", flush=True)
     print(
         f"{len(paths) - failed} of {len(paths)} chapters passed in {time.perf_counter() - start:.0f} s"
     )

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from .browser import INSTALL, Browser, find_chromium
+
 HTML = Path(__file__).resolve().parents[2] / "_build" / "html"
 
 
@@ -26,3 +28,20 @@ def html_dir() -> Path:
 def pages(html_dir) -> list[Path]:
     """Every HTML page of the built book."""
     return sorted(html_dir.rglob("*.html"))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for every layout check of the session, or a failure
+    (REQUIRE_HTML=1) or skip that says how to install it."""
+    executable = find_chromium()
+    if executable is None:
+        message = (
+            "no Chromium for the layout checks: install it with "
+            f"`{INSTALL}` (as root), or set CHROMIUM to its path"
+        )
+        if os.environ.get("REQUIRE_HTML") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    with Browser(executable) as chromium:
+        yield chromium

@@ -9,11 +9,6 @@ equation (unclipped: the part that would scroll counts).
 
 from __future__ import annotations
 
-import os
-
-import pytest
-
-from .browser import INSTALL, Browser, find_chromium
 from .test_layout import PHONE
 
 #: For each numbered display of the page: the number and whether its box meets the equation's.
@@ -51,21 +46,14 @@ def test_covered_sees_a_number_on_its_equation():
     assert covered([{**beside, "laid_out": False}]) == ["(1.1)"]
 
 
-def test_no_equation_runs_under_its_number_on_a_phone(html_dir):
-    executable = find_chromium()
-    if executable is None:
-        message = f"no Chromium for the layout checks: install it with `{INSTALL}`"
-        if os.environ.get("REQUIRE_HTML") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+def test_no_equation_runs_under_its_number_on_a_phone(browser, html_dir):
     found, numbered = {}, 0
-    with Browser(executable) as browser:
-        for page in sorted((html_dir / "book").glob("*.html")):
-            browser.emulate(PHONE)
-            browser.open(page.as_uri())
-            displays = browser.evaluate(OVERLAPS)
-            numbered += len(displays)
-            if covered(displays):
-                found[page.name] = covered(displays)
+    for page in sorted((html_dir / "book").glob("*.html")):
+        browser.emulate(PHONE)
+        browser.open(page.as_uri())
+        displays = browser.evaluate(OVERLAPS)
+        numbered += len(displays)
+        if covered(displays):
+            found[page.name] = covered(displays)
     assert numbered >= 50, f"only {numbered} numbered displays measured"
     assert not found, found

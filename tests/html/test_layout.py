@@ -10,12 +10,9 @@ command that installs it.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-
-from .browser import INSTALL, Browser, find_chromium
 
 #: Width of a laptop screen, in CSS pixels.
 SCREEN = 1280
@@ -131,22 +128,6 @@ def test_a4_text_width_reads_the_page_rule():
     assert a4_text_width("@page { size: A4; margin: 20mm 15mm; }") == 680
     with pytest.raises(AssertionError):
         a4_text_width("@page { size: letter; margin: 20mm 15mm; }")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """A headless Chromium, or a failure (REQUIRE_HTML=1) or skip that says how to install it."""
-    executable = find_chromium()
-    if executable is None:
-        message = (
-            "no Chromium for the layout checks: install it with "
-            f"`{INSTALL}` (as root), or set CHROMIUM to its path"
-        )
-        if os.environ.get("REQUIRE_HTML") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    with Browser(executable) as chromium:
-        yield chromium
 
 
 @pytest.fixture(scope="module")
