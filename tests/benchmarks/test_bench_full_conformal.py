@@ -45,6 +45,8 @@ from svmtrust.svm_distance import DistanceTCM
 from svmtrust.transduction import TransductiveSVM
 from threadpoolctl import threadpool_limits
 
+from .test_bench_incremental import _additions
+
 #: Training sizes (``BENCH_SIZES="1600"`` for a quick run).
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_SIZES", "1600 6400").split())
 #: Test objects whose p-values are timed (Satellite has 35 left at n = 6400).
@@ -97,25 +99,14 @@ def _timed(make, X_train, y_train, X_test) -> tuple[float, float, object]:
     return fitted - start, time.process_time() - fitted, model
 
 
-def _routes(model, X_test) -> Counter:
-    """The route of every addition of the test objects to the training SVMs, both signs."""
-    cross = model.kernel_(model.X_train_, X_test)
-    routes = Counter()
-    for i in range(X_test.shape[0]):
-        x = X_test[i : i + 1]
-        added = Additions(model.incremental_, cross[:, i], model.kernel_(x, x)[0, 0])
-        for problem in range(len(model.incremental_)):
-            for label in (-1.0, 1.0):
-                routes[added.get(problem, label).route] += 1
-    return routes
-
-
 #: Run in a fresh process: the peak memory of one machine's fit and 10 test objects' p-values,
 #: above the process's size after the imports and the data (Linux: writing 5 to
 #: /proc/self/clear_refs resets the peak, VmHWM, to the current size, VmRSS).
 _MEMORY_SCRIPT = """
 import json, sys
 from threadpoolctl import threadpool_limits
+
+from .test_bench_incremental import _additions
 from tests.benchmarks.test_bench_full_conformal import _machines, _problem, protocol
 def status(field):
     with open("/proc/self/status") as f:
@@ -157,7 +148,7 @@ def test_cost_per_test_object_against_split_conformal(name, n):
                 fit[machine].append(seconds_fit)
                 per_object[machine].append(seconds_p / X_test.shape[0])
                 if machine != "Split":
-                    routes[machine] = dict(_routes(model, X_test))
+                    routes[machine] = dict(_additions(model, X_test)[0])
     fit = {m: float(np.median(t)) for m, t in fit.items()}
     per_object = {m: float(np.median(t)) for m, t in per_object.items()}
     cost = {m: {k: fit[m] + k * per_object[m] for k in PER_FIT} for m in machines}
