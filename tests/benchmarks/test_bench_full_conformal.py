@@ -105,8 +105,6 @@ def _timed(make, X_train, y_train, X_test) -> tuple[float, float, object]:
 _MEMORY_SCRIPT = """
 import json, sys
 from threadpoolctl import threadpool_limits
-
-from .test_bench_incremental import _additions
 from tests.benchmarks.test_bench_full_conformal import _machines, _problem, protocol
 def status(field):
     with open("/proc/self/status") as f:
