@@ -60,33 +60,33 @@ book: $(STAMP)
 # about 2 minutes of processor time); it leaves the HTML alone, and the next `make pdf` or
 # `make book` links it.
 #
-# The handout is built in a tree of its own, _build/handout (its doctrees and LaTeX files apart
-# from the book's, the execution cache shared through a link), so that `make test` can run both
-# LaTeX builds at once on two cores (`make latex-both`); its PDF and log are then copied into
-# _build/latex beside the book's.
+# Each LaTeX build runs in a tree of its own, _build/pdf/book or _build/pdf/handout (its doctrees
+# and LaTeX files apart, the execution cache shared through a link), so that the two can run at
+# once on two cores (`make -j2 latex-both`, as `make test` does) and neither touches the HTML
+# build's doctrees (a LaTeX build there changes their configuration, and the next HTML build
+# would read every page again); the PDF, its log, LaTeX source and .aux are then copied into
+# _build/latex.
 SOLUTIONS ?= 1
 ifeq ($(filter $(SOLUTIONS),0 1),)
 $(error SOLUTIONS must be 1 (the book with the solutions) or 0 (the handout), not '$(SOLUTIONS)')
 endif
-HANDOUT_TREE := _build/handout
+LATEX_TREE := _build/pdf/$(if $(filter 0,$(SOLUTIONS)),handout,book)
+LATEX_DIR := $(LATEX_TREE)/_build/latex
 PDF_NAME := trusting-svm$(if $(filter 0,$(SOLUTIONS)),-handout).pdf
 PDF := _build/latex/$(PDF_NAME)
-LATEX_DIR := $(if $(filter 0,$(SOLUTIONS)),$(HANDOUT_TREE)/_build/latex,_build/latex)
 
 pdf: latex
 	if [ $(SOLUTIONS) = 1 ] && [ -d _build/html ]; then SVMTRUST_PROGRESS=0 $(JB); fi
 
 latex: $(STAMP) tex
 	rm -f $(PDF) $(LATEX_DIR)/$(PDF_NAME)
-	mkdir -p _build/.jupyter_cache $(HANDOUT_TREE)/_build
-	ln -sfn ../../.jupyter_cache $(HANDOUT_TREE)/_build/.jupyter_cache
+	mkdir -p _build/.jupyter_cache $(LATEX_TREE)/_build _build/latex
+	ln -sfn ../../../.jupyter_cache $(LATEX_TREE)/_build/.jupyter_cache
 	SVMTRUST_SOLUTIONS=$(SOLUTIONS) SVMTRUST_PROGRESS=0 \
-		$(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex \
-		$(if $(filter 0,$(SOLUTIONS)),--path-output $(HANDOUT_TREE))
+		$(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex --path-output $(LATEX_TREE)
 	test -s $(LATEX_DIR)/$(PDF_NAME)
 	$(BIN)/python tools/latex_log.py $(LATEX_DIR)/$(PDF_NAME:.pdf=.log)
-	if [ $(SOLUTIONS) = 0 ]; then mkdir -p _build/latex && \
-		cp $(LATEX_DIR)/$(PDF_NAME) $(LATEX_DIR)/$(PDF_NAME:.pdf=.log) _build/latex/; fi
+	cp $(addprefix $(LATEX_DIR)/$(basename $(PDF_NAME)),.pdf .log .tex .aux) _build/latex/
 
 # The two LaTeX builds, the book's and the handout's (run at once with `make -j2 latex-both`).
 latex-both: latex-book latex-handout
@@ -146,8 +146,11 @@ chapters: $(STAMP)
 	$(BIN)/python tools/run_chapters.py --jobs 2
 	SVMTRUST_PROGRESS=0 $(JB)
 
+# Two workers, one test file each at a time (--dist loadfile): the layout checks of
+# test_layout.py measure every chapter in one Chromium while the other files run in another.
 html-check: $(STAMP) browser
-	REQUIRE_HTML=1 REQUIRE_PDF=$(REQUIRE_PDF) $(BIN)/python -m pytest tests/html -q -p no:cacheprovider
+	REQUIRE_HTML=1 REQUIRE_PDF=$(REQUIRE_PDF) $(BIN)/python -m pytest tests/html -q \
+		-p no:cacheprovider -n 2 --dist loadfile --durations=5
 
 browser:
 	@[ -n "$${CHROMIUM:-}" ] || command -v chromium >/dev/null || tools/need_debian.sh $(BROWSER_DEBS)
