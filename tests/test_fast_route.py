@@ -181,18 +181,42 @@ def test_any_optimum_gives_the_canonical_decision_values(structure):
     assert compared >= n_problems
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by this test file, not fixed here: the small-box closed form "
-    "(svm._small_box) keeps a point of the face that is not of minimum norm when the "
-    "subproblem's linear term cancels to rounding (c ~ 1e-16, w = 0)",
-)
 def test_small_box_with_w_zero_is_minimum_norm():
     """Mirrored points with the same label (``w = 0``), linear kernel, C = 0.01: the small
-    box applies; the reference puts 0.005 on every positive, the library leaves a vertex of
-    the face (multipliers 0, 0.0019, ..., 0.01) of larger norm and calls it exact."""
+    box applies and the reference puts 0.005 on every positive. The library used to leave a
+    vertex of the face (multipliers 0, 0.0019, ..., 0.01), of larger norm, and call it exact:
+    the split's linear term, of order 1e-16, coupled the face's directions to rounding
+    (``svm._linear_term`` now sets such entries to 0)."""
     X, codes, _, _, _ = gen_symmetric(np.random.default_rng(0))
     K, y, C = kernel_matrix({"kernel": "linear"}, X), np.where(codes == 1, 1.0, -1.0), 0.01
     assert svm._small_box_applies(K, C)
     sol = fit_svm(K, y, C, "libsvm")
     np.testing.assert_allclose(sol.alpha, canonical_svm(K, y, C).alpha, atol=1e-9 * C)
+
+
+@pytest.mark.parametrize("structure", sorted(STRUCTURES))
+def test_small_box_against_reference(structure):
+    """The small-box closed form (``svm._small_box``: ``C max_i sum_j |K_ij| <= 1``) against
+    the reference on every structure, its C set so that the box is small (a tenth to nine
+    tenths of the bound): multipliers, bias and decision values agree, for both solvers."""
+    generate, n_problems = STRUCTURES[structure]
+    compared = 0
+    for seed in range(n_problems):
+        rng = np.random.default_rng(4000 + seed)
+        X, codes, _, spec, _ = generate(rng)
+        K, y = kernel_matrix(spec, X), np.where(np.asarray(codes) == 1, 1.0, -1.0)
+        if np.unique(y).size < 2:
+            continue
+        C = float(rng.uniform(0.1, 0.9)) / float(np.max(np.sum(np.abs(K), axis=1)))
+        assert svm._small_box_applies(K, C)
+        reference = canonical_svm(K, y, C)
+        for solver in ("libsvm", "cvxpy"):
+            sol = fit_svm(K, y, C, solver)
+            assert sol.exact, (structure, seed, solver)
+            np.testing.assert_allclose(sol.alpha, reference.alpha, atol=ALPHA_TOL * C)
+            f, f_ref = sol.decision_function(K), reference.decision
+            size = max(1.0, float(np.max(np.abs(f_ref))))
+            assert np.max(np.abs(f - f_ref)) <= VALUE_TOL * size, (structure, seed, solver)
+        compared += 1
+    print(f"\n{structure}: small box against the reference on {compared} problems", end="")
+    assert compared >= n_problems // 2

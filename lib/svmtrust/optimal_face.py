@@ -473,7 +473,7 @@ def _null_directions(A_FF, a_F, eig=None) -> np.ndarray:
     if null.shape[1] == 0:
         return null
     coupling = a_F @ null
-    if np.max(np.abs(coupling)) <= 1e-12:
+    if np.max(np.abs(coupling)) <= _coupling_tol(a_F, eigvals, 1e-12):
         return null
     # The complement of the one direction of the null space that changes a^T v.
     _, _, vt = np.linalg.svd(coupling[None, :])
@@ -712,6 +712,26 @@ def _rank_ambiguous(eigvals) -> bool:
     return bool(np.any((eigvals > cut) & (eigvals <= RANK_AMBIGUITY * cut)))
 
 
+def _coupling_tol(vector, eigvals, floor: float) -> float:
+    """How far ``vector^T v`` may be from 0, for the null directions ``v`` of a matrix with
+    eigenvalues ``eigvals``, and still be 0 up to rounding: at least ``floor``.
+
+    The null directions of an eigendecomposition carry an error of about ``eps lambda_max /
+    lambda_min`` (``lambda_min`` the smallest eigenvalue kept), so a vector in the matrix's
+    range (the SVM's ``y``, or ``1``, when the points lie on a line off the origin under a
+    linear kernel) has products with them of ``eps ||vector|| lambda_max / lambda_min``, not 0:
+    1e-10 on eight collinear points whose second eigenvalue is 6e-6 of the first. Read as a
+    coupling, that product removes a direction the face has, and its point of smallest norm is
+    missed. The bound is capped at ``1e-8 ||vector||``: a larger product is a coupling.
+    """
+    kept = eigvals[eigvals > _rounding_cut(eigvals)]
+    if kept.size == 0:
+        return floor
+    norm = float(np.linalg.norm(vector))
+    spread = float(kept[-1]) / float(kept[0])
+    return max(floor, min(1e-8 * norm, 64.0 * np.finfo(float).eps * norm * spread))
+
+
 def _face_directions(A_MM, c_M, a_M):
     """Orthonormal directions along which the optimal face extends: ``N`` with ``A_MM N = 0``,
     ``a_M^T N = 0`` and ``c_M^T N = 0`` (the last keeps the objective); and whether the
@@ -722,7 +742,8 @@ def _face_directions(A_MM, c_M, a_M):
     if N.shape[1] == 0:
         return N, ambiguous
     coupling = c_M @ N
-    if np.max(np.abs(coupling)) <= 1e-12 * max(float(np.max(np.abs(c_M))), 1e-300):
+    floor = 1e-12 * max(float(np.max(np.abs(c_M))), 1e-300)
+    if np.max(np.abs(coupling)) <= _coupling_tol(c_M, eig[0], floor):
         return N, ambiguous
     _, _, vt = np.linalg.svd(coupling[None, :])
     return N @ vt[1:].T, ambiguous

@@ -594,7 +594,7 @@ def _small_box(K, y, C, solver) -> SVMSolution:
         L, S = np.flatnonzero(large), np.flatnonzero(~large)
         scale = _kernel_scale(K)
         A = K[np.ix_(L, L)] / scale
-        c = -np.sum(K[np.ix_(L, S)], axis=1) / scale
+        c = _linear_term(K[np.ix_(L, S)]) / scale
         face = face_optimum(A, c, np.ones(L.size), float(S.size), 1.0, _split_qp(A, c, S.size))
         alpha[L] = np.where(face.x == 1.0, C, C * face.x)
         exact = face.exact
@@ -612,6 +612,22 @@ def _small_box(K, y, C, solver) -> SVMSolution:
         fallback="small_box" if solver == "libsvm" else "",
     )
     return _with_alpha(K, sol, alpha, exact)
+
+
+def _linear_term(K_LS) -> np.ndarray:
+    """``c = -K_LS 1``, the linear term of :func:`_small_box`'s split, with the entries that
+    cancel to rounding set to 0.
+
+    A sum of ``|S|`` terms is exact to ``|S| eps sum_j |K_ij|``; an entry below that bound has
+    no correct digit. Left as it is, it would couple the directions of the optimal face to
+    rounding noise (``c^T N = 0``, :func:`svmtrust.optimal_face.face_optimum`) and keep a point
+    of the face that is not of minimum norm: mirrored examples of one class give ``w = 0`` and
+    ``c`` of order 1e-16, and every multiplier of the larger class should then be equal.
+    """
+    c = -np.sum(K_LS, axis=1)
+    noise = K_LS.shape[1] * np.finfo(float).eps * np.sum(np.abs(K_LS), axis=1)
+    c[np.abs(c) <= noise] = 0.0
+    return c
 
 
 def _split_qp(A, c, total) -> np.ndarray:
