@@ -23,7 +23,7 @@ TEX_DEBS := latexmk texlive-xetex texlive-latex-extra texlive-fonts-recommended 
 # What the HTML tests ask of the PDF: REQUIRE_PDF=1 (as in `make test`) fails when it is missing.
 REQUIRE_PDF ?= 0
 
-.PHONY: help venv book pdf latex latex-both latex-book latex-handout test lint unit nbval book-clean chapters html-check browser tex bench \
+.PHONY: help venv book pdf latex latex-both latex-book latex-handout test chapters-run lint unit nbval book-clean chapters html-check browser tex bench \
 	reproduce lab strip clean
 
 help:
@@ -94,17 +94,17 @@ latex-both: latex-book latex-handout
 latex-book latex-handout:
 	$(MAKE) latex SOLUTIONS=$(if $(filter latex-handout,$@),0,1)
 
-# Each chapter runs once (`make chapters`): checked as nbval checks it, then rendered by a build
-# from scratch that reuses the execution. The PDF reuses the build's execution cache.
+# Each chapter runs once (`make chapters-run`), checked as nbval checks it; a build from scratch
+# renders that execution, while the two LaTeX builds read the same execution cache.
 test: $(STAMP)
 	@date '+%T make test: lint'
 	$(MAKE) lint
 	@date '+%T make test: unit tests'
 	$(MAKE) unit
-	@date '+%T make test: every chapter executed once, checked, and the book from scratch'
-	$(MAKE) chapters
-	@date '+%T make test: the PDF and the handout (no solutions), two LaTeX builds at once'
-	$(MAKE) -j2 --output-sync=target latex-both
+	@date '+%T make test: every chapter executed once and checked'
+	$(MAKE) chapters-run
+	@date '+%T make test: the book from scratch, the PDF and the handout, from that execution'
+	$(MAKE) -j2 --output-sync=target book latex-book latex-handout
 	@date '+%T make test: the HTML linking both PDFs'
 	SVMTRUST_PROGRESS=0 $(JB)
 	@date '+%T make test: the HTML in a browser'
@@ -141,10 +141,14 @@ book-clean: $(STAMP)
 # checked output that differs from the stored one fails, as under nbval; the executed chapters go
 # to the build's execution cache, so the from-scratch build that follows renders them without
 # executing them again.
-chapters: $(STAMP)
+chapters: chapters-run
+	SVMTRUST_PROGRESS=0 $(JB)
+
+# The first half of `make chapters`: the execution, checked, into a new build's cache. `make test`
+# then runs the HTML build and the two LaTeX builds (each in a tree of its own) two at a time.
+chapters-run: $(STAMP)
 	rm -rf _build
 	$(BIN)/python tools/run_chapters.py --jobs 2
-	SVMTRUST_PROGRESS=0 $(JB)
 
 # Two workers, one test file each at a time (--dist loadfile): the layout checks of
 # test_layout.py measure every chapter in one Chromium while the other files run in another.
