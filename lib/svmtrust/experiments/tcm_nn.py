@@ -38,6 +38,7 @@ from ..conformal import predict_set
 from ..tcm_nn import TCMNearestNeighbours
 from ..validation import (
     check_array,
+    check_bool,
     check_class_labels,
     check_indices,
     check_integer,
@@ -375,7 +376,8 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         ``usps_like`` splits of :data:`SPREAD_SEEDS`, which the tables leave out); the same for
         every ``n_jobs``.
     """
-    scale, seed = check_scale(scale), check_seed(seed)
+    scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
+    progress = check_bool(progress, "progress")
     todo = tasks(scale, seed)
     # the largest tasks first, so that the workers finish together
     order = sorted(range(len(todo)), key=lambda i: -_cost(todo[i]))
@@ -383,7 +385,7 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         _task,
         [todo[i] for i in order],
         seed=seed,
-        n_jobs=check_n_jobs(n_jobs),
+        n_jobs=n_jobs,
         desc="TCM-NN tasks",
         progress=progress,
     )
@@ -601,6 +603,7 @@ def seed_spread(
     seeds = [check_seed(s, "seeds") for s in seeds]
     if len(set(seeds)) != len(seeds):
         raise ValueError("seeds: must be distinct")
+    n_jobs = check_n_jobs(n_jobs)
     ks = tuple(int(k) for k in ks)
     frames, tasks, task_seeds = [], [], []
     for i, seed in enumerate(seeds):
@@ -622,7 +625,7 @@ def seed_spread(
             tasks.append((name, fold, train, test, ks))
             task_seeds.append(seed)
     computed = parallel_map(
-        _task, tasks, seed=0, n_jobs=check_n_jobs(n_jobs), desc=f"{name} seeds", progress=False
+        _task, tasks, seed=0, n_jobs=n_jobs, desc=f"{name} seeds", progress=False
     )
     for seed, rows in zip(task_seeds, computed):
         frames.append(pd.DataFrame(rows).assign(seed=seed))
