@@ -34,7 +34,12 @@ import scipy.linalg
 from scipy.optimize import brentq
 
 from . import qp
-from .optimal_face import EXACT_TOL, IDENTICAL_TOL, _gradient_scale_of, sparse_product
+from .optimal_face import (
+    EXACT_TOL,
+    IDENTICAL_TOL,
+    _gradient_scale_of,
+    sparse_product,
+)
 from .svm import SOLVERS, _bias_and_margin, check_solution, fit_svm
 from .validation import (
     check_array,
@@ -586,7 +591,10 @@ LOO_ALPHA_GAP = 1e-6
 #: not refactorised).
 LOO_SAFETY = 10.0
 
-EPS = np.finfo(float).eps
+#: A point joins the path's margin set only if the Schur complement of its bordered row exceeds
+#: this fraction of ``mean(diag(K))`` (as :data:`svmtrust.incremental_svm.SCHUR_TOL`); below it
+#: the margin set's matrix counts as singular and the support vector is retrained.
+LOO_SCHUR_TOL = 1e-10
 
 
 class _Decremental:
@@ -618,8 +626,7 @@ class _Decremental:
     the split among copies, equal as in the canonical optimum), strictly complementary, and
     retraining reaches the same categories and the same sign of ``y_p f^p(x_p)``. Otherwise, and
     when the full optimum is not exact, its margin set is singular, a join would make it
-    singular (Schur complement at most :data:`svmtrust.incremental_svm.SCHUR_TOL`-like
-    ``1e-10`` of the mean diagonal), no event ends a segment, or the point left out has copies
+    singular (:data:`LOO_SCHUR_TOL`), no event ends a segment, or the point left out has copies
     that cannot simply take over its multiplier, :meth:`remove` returns None and the caller
     retrains.
     """
@@ -630,7 +637,7 @@ class _Decremental:
         self.alpha = alpha
         self.diag = K.diagonal().copy()
         self.kmax = max(float(np.max(self.diag)), np.finfo(float).tiny)
-        self.floor = 1e-10 * max(float(np.mean(self.diag)), np.finfo(float).tiny)
+        self.floor = LOO_SCHUR_TOL * max(float(np.mean(self.diag)), np.finfo(float).tiny)
         self.status = _category(alpha, C)
         g = y * (sparse_product(K, alpha * y) + sol.b) - 1.0
         g[self.status == 1] = 0.0
@@ -718,14 +725,16 @@ class _Decremental:
         alpha, g, status, b = self.alpha.copy(), self.g.copy(), self.status.copy(), self.b
         side = self.side.copy()
         groups = dict(self.groups)
-        # Until an event changes the margin set, its arrays and B^{-1} are the full optimum's,
-        # shared and never written: B^{-1} without p's row is applied, not formed
-        # (_Eliminated); most paths end without an event. The first event copies them into a
-        # _MarginSet.
+        # Until an event changes the margin set, B^{-1} is the full optimum's, shared and never
+        # written; without p's row it is applied, not formed (_Eliminated, the last head in p's
+        # place, as _MarginSet.remove leaves it); most paths end without an event. The first
+        # event copies it into a _MarginSet.
         H, mult, inverse = self.heads, self.mult, self.inverse
         if status[p] == 1:
             q = int(np.flatnonzero(H == p)[0])
-            H, mult = np.delete(H, q), np.delete(mult, q)
+            H, mult = H.copy(), mult.copy()
+            H[q], mult[q] = H[-1], mult[-1]
+            H, mult = H[:-1], mult[:-1]
             inverse = _Eliminated(inverse, q + 1) if H.size else np.zeros((1, 1))
         shares = alpha[H]
         S = None
@@ -780,7 +789,12 @@ class _Decremental:
             if kind == 0:  # alpha_p reached 0
                 break
             if S is None:
-                S = _MarginSet(H, mult, shares, _materialised(inverse))
+                if isinstance(inverse, _Eliminated):
+                    S = _MarginSet(self.heads, self.mult, alpha[self.heads], inverse.R)
+                    S.remove(inverse.q - 1)
+                    S.shares[: H.size] = shares
+                else:
+                    S = _MarginSet(H, mult, shares, inverse)
             if kind == 2:  # a margin index reaches a bound and leaves
                 h = int(H[who])
                 group = groups.pop(h, h)
@@ -842,7 +856,8 @@ class _Decremental:
         residual = np.empty(H.size + 1)
         residual[0] = y_k @ a_k
         residual[1:] = g[H]
-        if H.size == 0 and abs(residual[0]) > 4.0 * y_k.size * EPS * float(np.max(a_k)):
+        rounding = 4.0 * y_k.size * np.finfo(float).eps * float(np.max(a_k))
+        if H.size == 0 and abs(residual[0]) > rounding:
             return None  # every multiplier at a bound: the equality must hold to rounding
         step = LOO_SAFETY * np.abs(inverse @ residual)
         gap = LOO_MARGIN_GAP * scale + step[0] + self.kmax * float(np.sum(step[1:]))
@@ -930,9 +945,10 @@ class _MarginSet:
 
 
 class _Eliminated:
-    """``B^{-1}`` of a bordered matrix without its row and column ``q``, kept as the full
-    inverse ``R``: ``(R_rr - R_rq R_qr / R_qq) v`` is computed from ``R`` padded, in
-    ``O(m^2)`` and without forming the smaller inverse (:func:`_shrink` forms it)."""
+    """``B^{-1}`` of a bordered matrix without its row and column ``q``, the last row and column
+    moved into ``q``'s place (the order :meth:`_MarginSet.remove` leaves), kept as the full
+    inverse ``R``: ``(R_rr - R_rq R_qr / R_qq) v`` is computed from ``R`` and ``v`` padded, in
+    ``O(m^2)`` and without forming the smaller inverse."""
 
     __slots__ = ("R", "q")
 
@@ -941,31 +957,17 @@ class _Eliminated:
 
     def __matmul__(self, v):
         R, q = self.R, self.q
-        padded = np.empty(v.size + 1)
-        padded[:q], padded[q], padded[q + 1 :] = v[:q], 0.0, v[q:]
+        last = v.size  # R is (last + 1) x (last + 1)
+        padded = np.empty(last + 1)
+        padded[:last] = v
+        padded[last] = v[q] if q < last else 0.0
+        padded[q] = 0.0
         full = R @ padded
         factor = full[q] / R[q, q]
-        out = np.empty(v.size)
-        out[:q] = full[:q] - R[:q, q] * factor
-        out[q:] = full[q + 1 :] - R[q + 1 :, q] * factor
+        out = full[:last] - R[:last, q] * factor
+        if q < last:
+            out[q] = full[last] - R[last, q] * factor
         return out
-
-
-def _materialised(inverse):
-    """An inverse as an array (:func:`_shrink` of an :class:`_Eliminated` one)."""
-    return _shrink(inverse.R, inverse.q) if isinstance(inverse, _Eliminated) else inverse
-
-
-def _shrink(inverse, q):
-    """``B^{-1}`` without row and column ``q`` of ``B``: ``R - R_{:q} R_{q:} / R_qq`` on the
-    others, as a new array."""
-    if inverse.shape[0] == 2:  # the margin set becomes empty
-        return np.zeros((1, 1))
-    rest = np.r_[0:q, q + 1 : inverse.shape[0]]
-    column = inverse[rest, q]
-    shrunk = inverse[np.ix_(rest, rest)]
-    shrunk -= np.outer(column, inverse[q, rest] / inverse[q, q])
-    return shrunk
 
 
 def _refit(K, y, C, solver, alpha_max):
