@@ -125,6 +125,12 @@ CASES = [
         lambda: span.leave_one_out(K, Y, 1.0, solver="smo"),
         "solver",
     ),
+    (
+        M + "leave_one_out",
+        "method unknown",
+        lambda: span.leave_one_out(K, Y, 1.0, method="warm_start"),
+        "method",
+    ),
     (M + "leave_one_out", "C zero", lambda: span.leave_one_out(K, Y, 0.0), "C"),
     (M + "leave_one_out", "labels 0/1", lambda: span.leave_one_out(K, Y > 0, 1.0), "y"),
     (M + "exact_loo", "K not PSD", lambda: span.exact_loo(K_INDEFINITE, Y, 1.0), "K"),

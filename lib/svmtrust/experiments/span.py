@@ -4,7 +4,8 @@ Chapelle & Vapnik (1999, Section 5) choose the RBF width ``sigma`` of a hard-mar
 postal digits (0-4 against 5-9, training subsets of 317 images) and the box constraint ``C`` on
 the breast-cancer data (100 random splits of 200 / 77). For every training set and parameter
 value :func:`evaluate` trains the SVM with libsvm and records the test error, the span-rule
-estimate (6), exact leave-one-out by retraining, the Jaakkola-Haussler rule, the radius-margin
+estimate (6), exact leave-one-out (the decremental path from the full solution, retraining
+where it cannot certify its end), the Jaakkola-Haussler rule, the radius-margin
 functional (1) and its rescaled version (both enclosing boxes), Theorem 1's bound at paper scale
 on the digits, with the time of each step. :func:`run` runs all training sets in parallel;
 :func:`curves` and :func:`selection_table` summarise the results as the paper's figures and the
@@ -26,16 +27,25 @@ from threadpoolctl import threadpool_limits
 from .. import datasets
 from ..kernels import rbf_kernel
 from ..span import (
-    jaakkola_haussler_errors,
-    leave_one_out,
-    radius_squared,
-    rescaled_radius_margin_bound,
+    _closed_form_coefficients,
+    _jaakkola_haussler_errors,
+    _kernel_pca,
+    _leave_one_out,
+    _radius_squared,
+    _rescaled_radius_margin_bound,
+    _span_rule_errors,
     span_bound,
-    span_closed_form,
-    span_rule_errors,
 )
 from ..svm import fit_svm
-from ..validation import check_array, check_binary_labels, check_bool, check_integer, check_table
+from ..validation import (
+    check_array,
+    check_binary_labels,
+    check_bool,
+    check_C,
+    check_integer,
+    check_kernel_matrix,
+    check_table,
+)
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
 #: Size of each postal training subset (the paper's 7291 / 23).
@@ -112,7 +122,9 @@ def evaluate(K, y, K_test, y_test, C, R2=None, theorem1=False) -> dict:
     Returns
     -------
     dict
-        ``test_error``; ``span_rule`` (eq. (6) with the closed-form span); ``loo`` (exact);
+        ``test_error``; ``span_rule`` (eq. (6) with the closed-form span); ``loo`` (exact
+        leave-one-out, by the decremental path of :func:`svmtrust.span.leave_one_out`, which
+        gives retraining's errors and categories);
         ``jaakkola`` (the Jaakkola-Haussler rule); ``radius_margin`` (``R^2 ||w||^2 / l``),
         ``rescaled`` (Section 4, the paper's box centred at the origin) and ``rescaled_range``
         (the tight box); ``span_bound`` (Theorem 1, or NaN); ``agreement`` (fraction of all
@@ -120,25 +132,38 @@ def evaluate(K, y, K_test, y_test, C, R2=None, theorem1=False) -> dict:
         vectors) and ``agreement_errors`` (over the points that either calls an error, NaN if
         none); ``ties`` (support vectors on which the span rule ties, see :data:`TIE_TOL`);
         ``unchanged`` (fraction of support vectors whose removal keeps the categories,
-        Theorem 2's assumption); ``n_sv``, ``n_free``, ``n_bounded``; ``time_train``,
-        ``time_span`` and ``time_loo`` in seconds; ``R2`` and ``w2`` (``||w||^2``).
+        Theorem 2's assumption); ``n_sv``, ``n_free``, ``n_bounded``; ``loo_retrained`` (support
+        vectors whose leave-one-out machine the path could not certify, retrained from
+        scratch); ``time_train``, ``time_span`` and ``time_loo`` in seconds; ``R2`` and ``w2``
+        (``||w||^2``).
     """
     theorem1 = check_bool(theorem1, "theorem1")
+    K = check_kernel_matrix(K, "K")
+    y = check_binary_labels(y, "y", n=K.shape[0])
+    C = check_C(C)
     K_test = check_array(K_test, "K_test", ndim=2)
-    if K_test.shape[1] != np.shape(K)[0]:
-        raise ValueError(
-            f"K_test: has {K_test.shape[1]} columns for {np.shape(K)[0]} training points"
-        )
+    if K_test.shape[1] != K.shape[0]:
+        raise ValueError(f"K_test: has {K_test.shape[1]} columns for {K.shape[0]} training points")
     y_test = check_binary_labels(y_test, "y_test", n=K_test.shape[0])
+    return _evaluate(K, y, K_test, y_test, C, R2, theorem1)
+
+
+def _evaluate(K, y, K_test, y_test, C, R2=None, theorem1=False, kpca=None) -> dict:
+    """:func:`evaluate` of checked arguments (the tasks build ``K`` with
+    :func:`~svmtrust.kernels.rbf_kernel`); ``kpca``: the kernel-PCA eigendecomposition of ``K``
+    (:func:`svmtrust.span._kernel_pca`) when the caller has it, for every ``C`` on one split.
+    Leave-one-out takes the decremental path (:func:`svmtrust.span.leave_one_out`), which gives
+    retraining's errors and categories."""
     start = time.perf_counter()
-    sol = fit_svm(K, y, C, solver="libsvm", check_kernel=False)
+    sol = fit_svm(K, y, C, solver="libsvm", check_input=False)
     trained = time.perf_counter()
-    spans = span_closed_form(K, sol)
-    predicted = span_rule_errors(K, sol, spans)
+    spans = _closed_form_coefficients(K, sol)[0]
+    predicted = _span_rule_errors(K, sol, spans)
     spanned = time.perf_counter()
-    loo = leave_one_out(K, y, C, solver="libsvm", sol=sol)
+    loo = _leave_one_out(K, y, C, "libsvm", sol, "decremental")
     finished = time.perf_counter()
-    R2 = radius_squared(K) if R2 is None else R2
+    R2 = _radius_squared(K) if R2 is None else R2
+    kpca = _kernel_pca(K) if kpca is None else kpca
     sv = sol.support
     margins = y[sv] * sol.decision_function(K[sv])
     gap = np.abs(margins - sol.alpha[sv] * spans[sv])
@@ -149,10 +174,10 @@ def evaluate(K, y, K_test, y_test, C, R2=None, theorem1=False) -> dict:
         "test_error": float(np.mean(np.where(sol.decision_function(K_test) > 0, 1, -1) != y_test)),
         "span_rule": float(np.mean(predicted)),
         "loo": float(np.mean(loo.errors)),
-        "jaakkola": float(np.mean(jaakkola_haussler_errors(K, sol))),
+        "jaakkola": float(np.mean(_jaakkola_haussler_errors(K, sol))),
         "radius_margin": R2 * sol.w_norm_squared / len(y),
-        "rescaled": rescaled_radius_margin_bound(K, sol, box="origin"),
-        "rescaled_range": rescaled_radius_margin_bound(K, sol, box="range"),
+        "rescaled": _rescaled_radius_margin_bound(K, sol, "origin", kpca),
+        "rescaled_range": _rescaled_radius_margin_bound(K, sol, "range", kpca),
         "span_bound": bound,
         "agreement": float(np.mean(predicted == loo.errors)),
         "agreement_sv": _agreement(predicted, loo.errors, in_sv),
@@ -162,6 +187,7 @@ def evaluate(K, y, K_test, y_test, C, R2=None, theorem1=False) -> dict:
         "n_sv": int(sol.support.size),
         "n_free": int(sol.free.size),
         "n_bounded": int(sol.bounded.size),
+        "loo_retrained": loo.retrained,
         "time_train": trained - start,
         "time_span": spanned - trained,
         "time_loo": finished - spanned,
@@ -207,17 +233,24 @@ def breast_split(trial: int, seed: int = 0):
     return X, y.astype(float), order[:BREAST_TRAIN], order[BREAST_TRAIN:]
 
 
-def _digits_task(task, rng) -> list[dict]:
-    """All sigmas on one postal subset (hard margin)."""
-    trial, sigmas, seed, n_trials, theorem1 = task
+def _digit_data(trial, seed, n_trials):
+    """``(X_train, y_train, X_test, y_test)`` of postal subset ``trial`` (:func:`digit_split`)."""
     X, y, test, subsets = digit_split(n_trials, seed)
     train = subsets[trial]
+    return X[train], y[train], X[test], y[test]
+
+
+def _digits_task(task, rng) -> list[dict]:
+    """All sigmas on one postal subset (hard margin); the subset's images when the task
+    carries them (:func:`run` reads them once for all workers), else from :func:`digit_split`."""
+    trial, sigmas, seed, n_trials, theorem1, *data = task
+    X_train, y_train, X_test, y_test = data[0] if data else _digit_data(trial, seed, n_trials)
     rows = []
     for sigma in sigmas:
         gamma = 1.0 / (2.0 * sigma**2)
-        K = rbf_kernel(X[train], gamma=gamma)
-        K_test = rbf_kernel(X[test], X[train], gamma=gamma)
-        result = evaluate(K, y[train], K_test, y[test], np.inf, theorem1=theorem1)
+        K = rbf_kernel(X_train, gamma=gamma)
+        K_test = rbf_kernel(X_test, X_train, gamma=gamma)
+        result = _evaluate(K, y_train, K_test, y_test, np.inf, theorem1=theorem1)
         rows.append({"data": "digits", "trial": trial, "param": "sigma", "value": sigma, **result})
     return rows
 
@@ -229,14 +262,14 @@ def _breast_task(task, rng) -> list[dict]:
     gamma = 1.0 / (2.0 * BREAST_SIGMA**2)
     K = rbf_kernel(X[train], gamma=gamma)
     K_test = rbf_kernel(X[test], X[train], gamma=gamma)
-    R2 = radius_squared(K)
+    R2, kpca = _radius_squared(K), _kernel_pca(K)  # both the same for every C
     return [
         {
             "data": "breast",
             "trial": trial,
             "param": "C",
             "value": C,
-            **evaluate(K, y[train], K_test, y[test], C, R2=R2),
+            **_evaluate(K, y[train], K_test, y[test], C, R2=R2, kpca=kpca),
         }
         for C in Cs
     ]
@@ -303,9 +336,14 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         but the times is the same for every ``n_jobs``.
     """
     seed = check_seed(seed)
+    # a digits task carries its images, read here once (about 4 s), not in every worker
+    jobs = [
+        (*task, _digit_data(task[1], task[3], task[4])) if task[0] == "digits" else task
+        for task in tasks(scale, seed)
+    ]
     chunks = parallel_map(
         _task,
-        tasks(scale, seed),
+        jobs,
         seed=seed,
         n_jobs=check_n_jobs(n_jobs),
         desc="span rule and leave-one-out",
