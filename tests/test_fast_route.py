@@ -181,16 +181,12 @@ def test_any_optimum_gives_the_canonical_decision_values(structure):
     assert compared >= n_problems
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by this test file, not fixed here: the small-box closed form "
-    "(svm._small_box) keeps a point of the face that is not of minimum norm when the "
-    "subproblem's linear term cancels to rounding (c ~ 1e-16, w = 0)",
-)
 def test_small_box_with_w_zero_is_minimum_norm():
     """Mirrored points with the same label (``w = 0``), linear kernel, C = 0.01: the small
-    box applies; the reference puts 0.005 on every positive, the library leaves a vertex of
-    the face (multipliers 0, 0.0019, ..., 0.01) of larger norm and calls it exact."""
+    box applies; the reference puts 0.005 on every positive. The small-box closed form once
+    left a vertex of the face (multipliers 0, 0.0019, ..., 0.01) of larger norm and called it
+    exact: its subproblem's linear term, which cancels to rounding (c ~ 1e-16), was read as a
+    constraint of the face (issue 32 fixed it in ``svm._small_box``)."""
     X, codes, _, _, _ = gen_symmetric(np.random.default_rng(0))
     K, y, C = kernel_matrix({"kernel": "linear"}, X), np.where(codes == 1, 1.0, -1.0), 0.01
     assert svm._small_box_applies(K, C)

@@ -584,7 +584,9 @@ def _small_box(K, y, C, solver) -> SVMSolution:
         minimise 1/2 x^T K_LL x - x^T K_LS 1   subject to  1^T x = |S|,  0 <= x <= 1,
 
     a problem free of the scale of ``C K`` (solved by Clarabel on ``K / s``, then made
-    canonical). With classes of equal size every multiplier is ``C``. Solvers working at the
+    canonical). When ``K_LS 1`` is rounding (the smaller class sums to 0 in feature space, as
+    on a set that is its own mirror image with a linear kernel) it is taken as 0: the face's
+    test ``c^T d = 0`` would otherwise read rounding as a constraint and drop a direction. With classes of equal size every multiplier is ``C``. Solvers working at the
     scale of ``C K`` lose this split below their tolerances.
     """
     alpha = np.full(y.size, C)
@@ -594,7 +596,12 @@ def _small_box(K, y, C, solver) -> SVMSolution:
         L, S = np.flatnonzero(large), np.flatnonzero(~large)
         scale = _kernel_scale(K)
         A = K[np.ix_(L, L)] / scale
-        c = -np.sum(K[np.ix_(L, S)], axis=1) / scale
+        K_LS = K[np.ix_(L, S)]
+        c = -np.sum(K_LS, axis=1) / scale
+        if np.max(np.abs(c)) <= EXACT_TOL * float(np.max(np.sum(np.abs(K_LS), axis=1))) / scale:
+            # the smaller class sums to 0 in feature space (w = 0 at every split): c is
+            # rounding, and read as a linear term it would take a direction off the face
+            c = np.zeros(L.size)
         face = face_optimum(A, c, np.ones(L.size), float(S.size), 1.0, _split_qp(A, c, S.size))
         alpha[L] = np.where(face.x == 1.0, C, C * face.x)
         exact = face.exact
