@@ -47,8 +47,10 @@ hyperplane exists.
 
 **Exactness.** The path needs a start that meets (K) exactly; :func:`svmtrust.svm.fit_svm`
 returns one (the canonical optimum, a bordered solve on the margin). At the end the margin set's
-bordered system is solved once more from scratch (removing the rounding the updates gathered),
-and (K) is checked on every example. The point is then an optimum of the augmented dual. The
+bordered system is solved once more (the polish, removing the rounding the updates gathered):
+from the path's ``B_S^{-1}`` and one step of iterative refinement, ``O(|S|^2)``, kept when its
+residual is at the rounding of a direct solve, which runs otherwise; and (K) is checked on
+every example. The point is then an optimum of the augmented dual. The
 canonical optimum is the point of smallest norm of the optimal face, which leaves every index
 off the face ``M = {i : g_i = 0}`` where it is and moves ``alpha_M`` along ``{d : Q_MM d = 0,
 y_M^T d = 0}``. That set is ``{0}`` exactly when the bordered matrix of ``M`` is non-singular
@@ -105,6 +107,7 @@ import scipy.linalg
 from .optimal_face import (
     EXACT_TOL,
     IDENTICAL_TOL,
+    ONE_POINT_RCOND,
     SOLVE_TOL,
     _equalise,
     _face_directions,
@@ -208,9 +211,9 @@ class IncrementalSVM:
     -----
     Built once (``O(n^2)``: the decision values, and ``O(|S|^3)`` for ``B_S^{-1}``), it serves
     any number of additions: :meth:`add` never changes it. An addition costs ``O(n |S| +
-    |S|^2)`` per event and one ``O(|S|^3)`` solve at the end (the polish), ``|S|`` the margin
-    set; the Gram matrix of the augmented set is never formed, except by the canonical step and
-    by retraining.
+    |S|^2)`` per event and ``O(n |S|)`` at the end (the polish and the face test, from the
+    path's ``B_S^{-1}``), ``|S|`` the margin set; the Gram matrix of the augmented set is never
+    formed, except by the canonical step and by retraining.
     """
 
     def __init__(self, K, solution, solver: str = "libsvm"):
@@ -633,6 +636,8 @@ class _Addition:
         # end test g_c against it, and nothing larger (a tolerance that grows with C hid a
         # KKT violation of 4e-4 at C = 1e4)
         self.tol = EXACT_TOL * _gradient_scale_of(self.diagonal, 1.0, _append(sol.alpha, 0.0))
+        # the polish's system (its indices, B, B^{-1}) when solved from the path's inverse
+        self.system = None
 
     # -- the routes --------------------------------------------------------------------
 
@@ -900,12 +905,41 @@ class _Addition:
         key = (M.tobytes(), scale) if route == "outside" and M[-1] < self.base.n else None
         if key in faces:
             return faces[key]
+        if self._one_point(M):
+            return alpha_M, True
         answer = _face_minimum_norm(
             self._block(M, S), self.labels[M], alpha_M, self.C, scale, self.base.unit
         )
         if key is not None:
             faces[key] = answer
         return answer
+
+    def _one_point(self, M) -> bool:
+        """The test :func:`svmtrust.optimal_face._one_point` passes, read from the inverse of
+        the polish's system when ``M`` is its index set, in ``O(|M|^2)``: the face is one point
+        when that test's matrix, ``B_M`` with its border scaled by ``sigma = max |A_MM|`` and
+        last, has a reciprocal condition number above :data:`ONE_POINT_RCOND`. LAPACK's
+        estimate there, from a lower bound of ``||B^{-1}||_1``, is never below the exact value
+        computed here from ``B_M^{-1}`` (of ``[[0, y^T], [y, A]]``; scaling the border by
+        ``sigma`` divides its row and column of the inverse by ``sigma``), which is taken with
+        a factor of 2 to spare for the rounding of the path's inverse. ``False`` means: run the
+        plain test."""
+        if self.system is None:
+            return False
+        on, B, inverse = self.system
+        if on.size != M.size or not np.array_equal(np.sort(on), M):
+            return False
+        sigma = float(np.max(np.abs(B[1:, 1:])))
+        if not sigma > 0:
+            return False
+        scaled, scaled_inverse = B.copy(), inverse.copy()
+        scaled[0, :] *= sigma
+        scaled[:, 0] *= sigma
+        scaled_inverse[0, :] /= sigma
+        scaled_inverse[:, 0] /= sigma
+        norm = float(np.max(np.sum(np.abs(scaled), axis=0)))
+        norm_inverse = float(np.max(np.sum(np.abs(scaled_inverse), axis=0)))
+        return 1.0 / (norm * norm_inverse) > 2.0 * ONE_POINT_RCOND
 
     def _block(self, index, S=None) -> np.ndarray:
         """The block ``index x index`` of the augmented Gram matrix, ``index`` increasing; its
@@ -944,6 +978,7 @@ class _Addition:
         block[:m, :m], block[:m, m] = S.rows[:m][:, heads[:m]], self.k[heads[:m]]
         block[m, :m], block[m, m] = self.k[heads[:m]], self.kcc
         keep = status[heads] == 1
+        inverse = self._system_inverse(S, keep[m])  # B^{-1} of the first system, from the path's
         for _ in range(heads.size + 1):
             if not np.any(keep):
                 return alpha, b
@@ -957,10 +992,15 @@ class _Addition:
             B = _bordered(block[np.ix_(keep, keep)], y[on])
             rhs = np.empty(on.size + 1)
             rhs[0], rhs[1:] = -np.sum(fixed), 1.0 - y[on] * known[keep]
-            try:
-                solved = np.linalg.solve(B, rhs)
-            except np.linalg.LinAlgError:
-                return None
+            solved = None if inverse is None else _refined_solve(B, inverse, rhs)
+            if solved is None:
+                try:
+                    solved = np.linalg.solve(B, rhs)
+                except np.linalg.LinAlgError:
+                    return None
+            elif not S.groups:  # the face test of _end may read the system's inverse
+                self.system = (on, B, inverse)
+            inverse = None  # a tie changed the system: solved from scratch
             values = solved[1:] / mult[keep]  # each copy's share
             slack = TIE_TOL * max(float(np.max(values)), float(np.max(alpha)))
             if np.any(values < -slack) or np.any(values > self.C + slack):
@@ -977,7 +1017,28 @@ class _Addition:
                     alpha[group] = value
             if done:
                 return alpha, float(solved[0])
+            self.system = None
         return None
+
+    def _system_inverse(self, S, joined: bool):
+        """``B^{-1}`` of the polish's first system from the path's ``B_S^{-1}`` (bordered by
+        the new example when it ``joined`` the margin set: the update of
+        :meth:`_MarginSet.grow`, ``O(|S|^2)``), or ``None`` when that border is singular."""
+        m = len(S)
+        R = S.inverse[: m + 1, : m + 1]
+        if not joined:
+            return R
+        v = np.empty(m + 1)
+        v[0], v[1:] = self.yc, self.yc * S.labels[:m] * self.k[S.index[:m]]
+        w = -(R @ v)
+        schur = self.kcc + v @ w
+        if not schur > SCHUR_TOL * self.base.unit:
+            return None
+        out = np.empty((m + 2, m + 2))
+        out[: m + 1, : m + 1] = R + np.outer(w, w / schur)
+        out[m + 1, : m + 1] = out[: m + 1, m + 1] = w / schur
+        out[m + 1, m + 1] = 1.0 / schur
+        return out
 
     def _rows(self, index) -> np.ndarray:
         """Rows ``index`` of the augmented Gram matrix, shape (len(index), n + 1)."""
@@ -1089,6 +1150,18 @@ def _clipped_projection(A, rhs, u, lam, max_iter: int = 100):
         lam = lam + t * step
         value, v, z = trial
     return None
+
+
+def _refined_solve(B, inverse, rhs):
+    """``B^{-1} rhs`` from an approximate inverse (the path's, updated at each event): its
+    product and one step of iterative refinement, ``O(m^2)``; ``None`` when the residual is
+    not then at the rounding of a direct solve (64 machine epsilons of ``|B| |x| + |rhs|``)."""
+    x = inverse @ rhs
+    x += inverse @ (rhs - B @ x)
+    size = float(np.max(np.abs(B) @ np.abs(x))) + float(np.max(np.abs(rhs)))
+    if np.max(np.abs(B @ x - rhs)) > 64 * np.finfo(float).eps * size:
+        return None
+    return x
 
 
 def _definite_on(Q, border, floor) -> bool:
