@@ -13,7 +13,14 @@ test objects, ill-conditioned kernels, collinear points; two to four classes):
 4. each segment's first event found from the distances to the margin
    (:meth:`_Addition._first_event`) against the search over every example's room;
 5. every addition against retraining (:func:`svmtrust.svm.fit_svm` on the augmented Gram
-   matrix): the same multipliers. (The free and margin sets are not compared: on 20 of 504
+   matrix): the same multipliers;
+6. the polish solved from the path's inverse (:func:`_refined_solve`) against a direct solve
+   of its system, to 1e-14 times the system's condition number (both backward stable);
+7. a face declared one point from the inverse of the polish's system
+   (:meth:`_Addition._one_point`) against LAPACK's test
+   (:func:`svmtrust.optimal_face._one_point`), which must agree;
+8. the face's minimum-norm point found in its dual (:func:`_face_minimum_norm`, used from
+   :data:`DUAL_FACE` examples up, lowered to 2 on every other problem here): checked by 5. (The free and margin sets are not compared: on 20 of 504
    additions here a multiplier of rounding size, 3e-16 against 3e-17, is free in one and zero
    in the other, before issue 32's changes as after.)
 
@@ -31,7 +38,12 @@ import numpy as np
 import pytest
 from svmtrust import incremental_svm
 from svmtrust.incremental_svm import Additions
-from svmtrust.optimal_face import EXACT_TOL, _gradient_scale_of, _minimum_norm_on_face
+from svmtrust.optimal_face import (
+    EXACT_TOL,
+    _gradient_scale_of,
+    _minimum_norm_on_face,
+    _one_point,
+)
 from svmtrust.svm import InexactWarning, fit_svm
 from svmtrust.transduction import TransductiveSVM
 
@@ -53,6 +65,7 @@ def _augmented(model, column, diagonal):
 def _checked(counts: Counter):
     """Run the shortcuts 3 and 4 of the module notes beside their plain computations."""
     block, first_event = incremental_svm._Addition._block, incremental_svm._Addition._first_event
+    one_point, refined_solve = incremental_svm._Addition._one_point, incremental_svm._refined_solve
 
     def checked_block(self, index, S=None):
         got = block(self, index, S)
@@ -81,13 +94,38 @@ def _checked(counts: Counter):
         counts["events"] += 1
         return got
 
+    def checked_one_point(self, M):
+        got = one_point(self, M)
+        if got:  # a face of one point: LAPACK's test says so too
+            y_M = self.labels[M]
+            K = np.block(
+                [[self.base.K, self.k[:, None]], [self.k[None, :], np.array([[self.kcc]])]]
+            )
+            assert _one_point(K[np.ix_(M, M)] * np.outer(y_M, y_M), y_M)
+            counts["one-point faces from the path's inverse"] += 1
+        return got
+
+    def checked_refined_solve(B, inverse, rhs):
+        got = refined_solve(B, inverse, rhs)
+        if got is not None:
+            plain = np.linalg.solve(B, rhs)
+            # both backward stable: they differ by rounding times the condition number
+            size = max(1.0, float(np.max(np.abs(plain))))
+            assert np.max(np.abs(got - plain)) <= 1e-14 * np.linalg.cond(B, 1) * size
+            counts["polishes from the path's inverse"] += 1
+        return got
+
     incremental_svm._Addition._block = checked_block
     incremental_svm._Addition._first_event = checked_first_event
+    incremental_svm._Addition._one_point = checked_one_point
+    incremental_svm._refined_solve = checked_refined_solve
     try:
         yield
     finally:
         incremental_svm._Addition._block = block
         incremental_svm._Addition._first_event = first_event
+        incremental_svm._Addition._one_point = one_point
+        incremental_svm._refined_solve = refined_solve
 
 
 def _check_addition(model, problem, label, added, column, diagonal, counts):
@@ -157,12 +195,14 @@ def summary():
 
 
 @pytest.mark.parametrize("structure", list(STRUCTURES))
-def test_shortcuts_equal_plain_computations(structure):
+def test_shortcuts_equal_plain_computations(structure, monkeypatch):
     generator, _ = STRUCTURES[structure]
     counts = Counter()
     with _checked(counts):
         for k in range(PROBLEMS):
             seed = 500_000 + 1000 * list(STRUCTURES).index(structure) + k
+            # shortcut 8 on every other problem (these faces are smaller than DUAL_FACE)
+            monkeypatch.setattr(incremental_svm, "DUAL_FACE", 2 if k % 2 else 64)
             _run(generator(np.random.default_rng(seed)), counts)
     COUNTS.update(counts)
     assert counts["problems"] >= PROBLEMS // 2 and counts["additions"] > 0

@@ -1,10 +1,13 @@
 """Kernels: definitions, symmetry and positive semi-definiteness."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from svmtrust import kernels
 from svmtrust.kernels import linear_kernel, polynomial_kernel, rbf_kernel
 
 KERNELS = {
@@ -131,30 +134,105 @@ def test_psd_by_construction_marks_only_the_library_kernels():
     for kernel in ("linear", "rbf", "poly"):
         assert psd_by_construction(named_kernel(kernel, X, gamma=0.5, coef0=1.0))
     assert psd_by_construction(rbf_kernel) and psd_by_construction(polynomial_kernel)
-    assert not psd_by_construction(functools.partial(rbf_kernel, gamma=2.0))
     assert not psd_by_construction(lambda A, B: A @ B.T)
     built_in = check_kernel_gram(named_kernel("rbf", X, gamma=0.5), X)
-    proved = check_kernel_gram(functools.partial(rbf_kernel, gamma=0.5), X)
-    assert built_in.cholesky is None and proved.cholesky is not None
-    np.testing.assert_array_equal(
-        built_in.matrix, proved.matrix
-    )  # the same Gram matrix, bit for bit
+    partial = check_kernel_gram(functools.partial(rbf_kernel, gamma=0.5), X)
+    proved = check_kernel_gram(lambda A, B: rbf_kernel(A, B, gamma=0.5), X)
+    assert built_in.cholesky is None and partial.cholesky is None
+    assert proved.cholesky is not None
+    # the same Gram matrix, bit for bit
+    np.testing.assert_array_equal(built_in.matrix, proved.matrix)
+    np.testing.assert_array_equal(partial.matrix, proved.matrix)
     with pytest.raises(ValueError, match="positive semi-definite"):
         check_kernel_gram(lambda A, B: -(A @ B.T), X)
 
 
-def test_predictions_do_not_depend_on_the_psd_proof():
-    """A named kernel (no proof) and the same kernel as a user's callable (proved) give the
-    same p-values, bit for bit."""
-    import functools
+def _mine(X, Z=None, gamma=1.0):
+    """A user's kernel that claims the library's mark."""
+    return X @ (X if Z is None else Z).T
 
+
+_mine.psd_by_construction = True
+
+
+class _Partial(functools.partial):
+    """A subclass of partial: its call could be anything."""
+
+
+#: functools.partial of a library kernel whose keywords keep it PSD by construction (issue 32):
+#: the chapters' way to pass a kernel with its parameters.
+PSD_PARTIALS = [
+    functools.partial(rbf_kernel, gamma=0.5),
+    functools.partial(rbf_kernel),
+    functools.partial(rbf_kernel, gamma=np.float64(2.0)),
+    functools.partial(polynomial_kernel, degree=2, scale=256.0),
+    functools.partial(polynomial_kernel, degree=np.int64(3)),
+    functools.partial(polynomial_kernel),
+    functools.partial(linear_kernel),
+    functools.partial(functools.partial(rbf_kernel, gamma=0.5), gamma=1.0),  # flattened
+]
+
+#: Partials and other callables that are not PSD by construction, or not provably so.
+NOT_PSD_PARTIALS = {
+    "gamma < 0": functools.partial(rbf_kernel, gamma=-1.0),
+    "gamma = 0": functools.partial(rbf_kernel, gamma=0.0),
+    "gamma nan": functools.partial(rbf_kernel, gamma=np.nan),
+    "gamma inf": functools.partial(rbf_kernel, gamma=np.inf),
+    "gamma bool": functools.partial(rbf_kernel, gamma=True),
+    "gamma str": functools.partial(rbf_kernel, gamma="0.5"),
+    "degree float": functools.partial(polynomial_kernel, degree=2.0),
+    "degree 0": functools.partial(polynomial_kernel, degree=0),
+    "degree -1": functools.partial(polynomial_kernel, degree=-1),
+    "degree bool": functools.partial(polynomial_kernel, degree=True),
+    "scale 0": functools.partial(polynomial_kernel, scale=0.0),
+    "unknown keyword": functools.partial(linear_kernel, gamma=1.0),
+    "keyword of another kernel": functools.partial(rbf_kernel, gamma=1.0, degree=2),
+    "positional (takes X's place)": functools.partial(rbf_kernel, np.zeros((2, 2))),
+    "keyword Z": functools.partial(rbf_kernel, Z=np.zeros((2, 2))),
+    "keyword X": functools.partial(rbf_kernel, X=np.zeros((2, 2))),
+    "partial of a lambda": functools.partial(lambda A, B: A @ B.T),
+    "partial of a user's marked function": functools.partial(_mine, gamma=1.0),
+    "subclass of partial": _Partial(rbf_kernel, gamma=1.0),
+    "partial of a private kernel": functools.partial(
+        kernels._inhomogeneous_polynomial, gamma=1.0, degree=2, coef0=1.0
+    ),
+    "a string": "rbf",
+    "None": None,
+}
+
+
+@pytest.mark.parametrize("kernel", PSD_PARTIALS)
+def test_psd_by_construction_accepts_partials_of_library_kernels(kernel):
+    from svmtrust.validation import check_kernel_gram, psd_by_construction
+
+    assert psd_by_construction(kernel)
+    X = np.random.default_rng(3).normal(size=(9, 2))
+    assert check_kernel_gram(kernel, X).cholesky is None
+
+
+@pytest.mark.parametrize("case", list(NOT_PSD_PARTIALS))
+def test_psd_by_construction_refuses_anything_else(case):
+    from svmtrust.validation import psd_by_construction
+
+    assert psd_by_construction(NOT_PSD_PARTIALS[case]) is False
+
+
+@pytest.mark.parametrize("machine", ["TransductiveSVM", "DistanceTCM"])
+def test_predictions_do_not_depend_on_the_psd_proof(machine):
+    """A named kernel and a partial of a library kernel (no proof) and the same kernel as a
+    user's callable (proved) give the same p-values, bit for bit."""
+    from svmtrust.svm_distance import DistanceTCM
     from svmtrust.transduction import TransductiveSVM
 
+    make = {"TransductiveSVM": TransductiveSVM, "DistanceTCM": DistanceTCM}[machine]
     rng = np.random.default_rng(1)
     X = rng.normal(size=(30, 2))
     y = (X[:, 0] + 0.3 * rng.normal(size=30) > 0).astype(int)
-    X_test = rng.normal(size=(4, 2))
-    named = TransductiveSVM(kernel="rbf", gamma=0.7, C=2.0).fit(X, y).predict_p(X_test)
-    user = functools.partial(rbf_kernel, gamma=0.7)
-    proved = TransductiveSVM(kernel=user, C=2.0).fit(X, y).predict_p(X_test)
-    np.testing.assert_array_equal(named, proved)
+    X_test = np.r_[rng.normal(size=(4, 2)), X[:2]]
+    named = make(kernel="rbf", gamma=0.7, C=2.0).fit(X, y).predict_p(X_test)
+    partial = make(kernel=functools.partial(rbf_kernel, gamma=0.7), C=2.0).fit(X, y)
+    assert partial.checked_gram_.cholesky is None
+    proved = make(kernel=lambda A, B: rbf_kernel(A, B, gamma=0.7), C=2.0).fit(X, y)
+    assert proved.checked_gram_.cholesky is not None
+    np.testing.assert_array_equal(named, partial.predict_p(X_test))
+    np.testing.assert_array_equal(named, proved.predict_p(X_test))

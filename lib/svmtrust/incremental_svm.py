@@ -47,8 +47,10 @@ hyperplane exists.
 
 **Exactness.** The path needs a start that meets (K) exactly; :func:`svmtrust.svm.fit_svm`
 returns one (the canonical optimum, a bordered solve on the margin). At the end the margin set's
-bordered system is solved once more from scratch (removing the rounding the updates gathered),
-and (K) is checked on every example. The point is then an optimum of the augmented dual. The
+bordered system is solved once more (the polish, removing the rounding the updates gathered):
+from the path's ``B_S^{-1}`` and one step of iterative refinement, ``O(|S|^2)``, kept when its
+residual is at the rounding of a direct solve, which runs otherwise; and (K) is checked on
+every example. The point is then an optimum of the augmented dual. The
 canonical optimum is the point of smallest norm of the optimal face, which leaves every index
 off the face ``M = {i : g_i = 0}`` where it is and moves ``alpha_M`` along ``{d : Q_MM d = 0,
 y_M^T d = 0}``. That set is ``{0}`` exactly when the bordered matrix of ``M`` is non-singular
@@ -58,10 +60,40 @@ invertible by construction; for the indices of ``M`` at a bound the Schur comple
 ``B_S`` decides. When it is positive definite, the face is one point (up to the splits among
 copies, which are equal) and the optimum reached is the canonical optimum. When it is not (a
 test object equal to a margin example, say), the canonical step of
-:func:`svmtrust.svm.canonical_solution` runs from the optimum reached. When the start is not
-exact or its margin set is singular beyond copies (``w = 0``), when a step of the path meets a
-singular system, or when rounding breaks (K), the augmented SVM is retrained with
-:func:`svmtrust.svm.fit_svm`; every addition says which way it went (:attr:`Addition.route`).
+:func:`svmtrust.svm.canonical_solution` runs from the optimum reached (the minimum-norm point
+of the face, found here in the face's dual, :func:`_face_minimum_norm`, and made exact by the
+same projection as retraining's). When the start is not exact or its margin set is singular
+beyond copies (and ``w`` is not 0), when a step of the path meets a singular system, or when
+rounding breaks (K), the augmented SVM is retrained with :func:`svmtrust.svm.fit_svm`; every
+addition says which way it went (:attr:`Addition.route`).
+
+**A constant SVM.** When the training optimum has ``w = sum_i alpha_i y_i phi(x_i) = 0`` (a
+linear kernel on a set that is its own mirror image, a one-against-the-rest problem whose class
+lies in the middle of the others), ``f = b`` and ``g_i = y_i b - 1``: with both classes present
+``|b| <= 1``, the examples of the class ``y_i = b`` (the margin class ``M``, when ``|b| = 1``)
+lie on the margin and those of the other class are at ``C``. The margin set's bordered matrix
+is singular as soon as ``M`` has more points than the feature space's affine dimension, so the
+path cannot start; it is not needed:
+
+* ``y_c b = 1`` (``c`` joins the margin class), or ``|b| < 1`` (every multiplier at ``C``):
+  ``alpha_c = 0`` meets (K), with the bias ``y_c`` in the second case; the optimum is the
+  training one, and only its face changes (the canonical step, as for any addition).
+* ``y_c b = -1``: ``g_c = -2`` at ``w = 0``. If the augmented ``w`` is 0 as well, (K) puts
+  ``alpha_c = C`` and every other multiplier where it is except on ``M``, whose multipliers must
+  balance ``c`` in ``sum_i alpha_i y_i (1, phi(x_i)) = 0`` (``w = 0`` and the equality
+  constraint): ``sum_{j in M} y_j alpha_j (1, phi(x_j)) = r - y_c C (1, phi(x_c))``, ``r`` the
+  training value. This needs ``phi(x_c)`` in the affine hull of ``phi(M)`` (a Schur complement,
+  the squared distance to it, at most :data:`SCHUR_TOL` of ``mean(diag K)``); then, in the inner
+  products with ``(1, phi(x_k))`` over a basis ``k`` of that hull (:func:`_affine_basis`), the
+  smallest-norm such ``alpha_M`` in ``[0, C]`` is a projection with as many constraints as the
+  hull has dimensions (:func:`_clipped_projection`, ``alpha_j = clip(y_j h(x_j), 0, C)`` for an
+  affine function ``h`` of the feature space). Any solution is an optimum (it meets (K) with the
+  same ``b``), and ``w`` is unique, so when none exists the augmented ``w`` is not 0 and the
+  SVM is retrained (route ``"retrain"``; measured faster than the path, which would walk
+  hundreds of events along the degenerate face first).
+
+Either way the answer goes through the same certificate and canonical step as the path's
+(:meth:`_Addition._end`), whose face is then the whole margin class.
 """
 
 from __future__ import annotations
@@ -75,9 +107,14 @@ import scipy.linalg
 from .optimal_face import (
     EXACT_TOL,
     IDENTICAL_TOL,
+    ONE_POINT_RCOND,
     SOLVE_TOL,
+    _equalise,
+    _face_directions,
     _gradient_scale_of,
     _minimum_norm_on_face,
+    _one_point,
+    _refined,
 )
 from .svm import SOLVERS, SVMSolution, _bias_and_margin, check_solution, fit_svm
 from .validation import (
@@ -97,9 +134,11 @@ __all__ = ["Addition", "Additions", "IncrementalSVM", "METHODS", "ROUTES"]
 METHODS = ("incremental", "retrain")
 
 #: How an addition was computed (:attr:`Addition.route`): the new example outside the margin
-#: (nothing moves), the path with a face of one point, the path followed by the canonical step
-#: (a face of many points), or a solve from scratch (the path met a singular system).
-ROUTES = ("outside", "path", "canonical", "retrain")
+#: (nothing moves), the path with a face of one point, the one step of a constant training SVM
+#: (``w = 0``) with a face of one point, either followed by the canonical step (a face of many
+#: points), or a solve from scratch (the path met a singular system, or a constant SVM's ``w``
+#: leaves 0).
+ROUTES = ("outside", "path", "constant", "canonical", "retrain")
 
 #: A margin multiplier within this fraction of the largest multiplier of its bound has reached
 #: it in a tie of events (:meth:`_Addition._polish`): rounding of the path's updates.
@@ -109,6 +148,13 @@ TIE_TOL = 1e-12
 #: this fraction of ``mean(diag(K))``; below it the margin set's matrix counts as
 #: singular (a copy of a margin example, or ``w = 0``).
 SCHUR_TOL = 1e-10
+
+
+#: Faces of at least this many examples find their minimum-norm point in the dual
+#: (:func:`_face_minimum_norm`); smaller ones by the primal active-set method of
+#: :func:`svmtrust.optimal_face._box_qp`, cheaper there (27 examples, 25 directions: 0.5 ms
+#: against 1.7 ms; 204 examples, 201 directions: 155 ms against 5 ms).
+DUAL_FACE = 64
 
 
 @dataclass(frozen=True)
@@ -154,8 +200,11 @@ class IncrementalSVM:
     exact : bool
         Whether additions can start from ``solution``: it is exact, meets (K) to
         :data:`svmtrust.optimal_face.FACE_TOL`, and the bordered matrix of its margin set
-        (copies counted once) is invertible. When False every addition that moves anything is
-        retrained.
+        (copies counted once) is invertible or ``w`` is 0. When False every addition that
+        moves anything is retrained.
+    constant : bool
+        Whether ``w`` is 0 (``f = b``, to the rounding of ``f``): additions then take the one
+        step of the module notes ("A constant SVM") instead of the path.
     free : ndarray of int
         The margin set, one index per group of copies (the first); ``groups`` maps such an
         index to the group's members when it has more than one.
@@ -169,9 +218,9 @@ class IncrementalSVM:
     -----
     Built once (``O(n^2)``: the decision values, and ``O(|S|^3)`` for ``B_S^{-1}``), it serves
     any number of additions: :meth:`add` never changes it. An addition costs ``O(n |S| +
-    |S|^2)`` per event and one ``O(|S|^3)`` solve at the end (the polish), ``|S|`` the margin
-    set; the Gram matrix of the augmented set is never formed, except by the canonical step and
-    by retraining.
+    |S|^2)`` per event and ``O(n |S|)`` at the end (the polish and the face test, from the
+    path's ``B_S^{-1}``), ``|S|`` the margin set; the Gram matrix of the augmented set is never
+    formed, except by the canonical step and by retraining.
     """
 
     def __init__(self, K, solution, solver: str = "libsvm"):
@@ -230,10 +279,17 @@ class IncrementalSVM:
         self.copy_tol = IDENTICAL_TOL * max(float(np.max(self.diagonal)), np.finfo(float).tiny)
         self.free, self.groups = self._copy_groups(solution.free)
         self.mult = np.array([len(self.groups.get(int(i), (i,))) for i in self.free], float)
-        self.inverse = _bordered_inverse(self.K, y, self.free, self.unit)
+        # w = 0: f is the constant b; additions take one step (_Addition._constant), no path
+        self.constant = bool(
+            solution.exact
+            and np.isfinite(solution.C)
+            and np.max(np.abs(self.values)) <= self.tol
+            and _meets_kkt(margin, self.status, self.tol)
+        )
+        self.inverse = None if self.constant else _bordered_inverse(self.K, y, self.free, self.unit)
         self.exact = bool(
             solution.exact
-            and self.inverse is not None
+            and (self.constant or self.inverse is not None)
             and _meets_kkt(margin, self.status, self.tol)
         )
         margin[solution.free] = 0.0
@@ -244,6 +300,17 @@ class IncrementalSVM:
         self.rows = self.K[self.free]
         # the face test of "outside" additions, by margin set and scale (_Addition._face)
         self._faces: dict = {}
+        # w = 0: an example of the class at C moves the margin class alone (_constant)
+        self.margin_class = solution.on_margin if self.constant else solution.on_margin[:0]
+        if self.margin_class.size:
+            M = self.margin_class
+            basis = _affine_basis(self.K, M, SCHUR_TOL * self.unit)
+            self.hull_basis = basis
+            self.hull_inverse = scipy.linalg.inv(
+                _bordered(self.K[np.ix_(basis, basis)], np.ones(basis.size))
+            )
+            self.hull_rows = (1.0 + self.K[np.ix_(basis, M)]) * y[M]
+            self.hull_start = _dual_start(self.hull_rows, alpha[M], solution.C)
 
     def _copy_groups(self, index):
         """The first example of each group of copies in ``index`` (same label, feature-space
@@ -418,6 +485,33 @@ def _bordered(K_SS, y_S) -> np.ndarray:
     return B
 
 
+def _affine_basis(K, heads, floor) -> np.ndarray:
+    """A basis of the margin set ``heads``: a largest subset whose points are affinely
+    independent in feature space, so that its bordered matrix ``B`` is invertible.
+
+    The Schur complement of ``Q_ii`` in the bordered matrix of a set ``T`` plus ``i`` is the
+    squared distance of ``phi(x_i)`` to the affine hull of ``phi(T)``, whatever the labels
+    (``B_T = diag(1, y_T) [[0, 1^T], [1, K_TT]] diag(1, y_T)``): a pivoted Cholesky
+    factorisation of the Gram matrix of ``phi(x_i) - phi(x_p)`` (``p`` the point of largest
+    ``K_pp``) adds, one at a time, the point farthest from the hull of those chosen, until
+    every distance left is at most ``floor``. Sorted indices."""
+    p = heads[int(np.argmax(np.diag(K)[heads]))]
+    rows = K[np.ix_(heads, heads)]
+    centred = rows - K[p, heads][:, None] - K[p, heads][None, :] + K[p, p]
+    residual = np.diag(centred).copy()
+    factor = np.zeros((heads.size, heads.size))
+    chosen = [int(np.flatnonzero(heads == p)[0])]
+    for t in range(heads.size - 1):
+        j = int(np.argmax(residual))
+        if residual[j] <= floor:
+            break
+        factor[:, t] = (centred[:, j] - factor[:, :t] @ factor[j, :t]) / np.sqrt(residual[j])
+        residual -= factor[:, t] ** 2
+        residual[j] = 0.0
+        chosen.append(j)
+    return np.sort(heads[chosen])
+
+
 def _bordered_inverse(K, y, free, unit):
     """``B_S^{-1}`` (empty for an empty ``S``; ``None`` when ``B_S`` is singular: ``Q_SS`` has an
     eigenvalue at most :data:`SCHUR_TOL` times ``unit`` on ``{d : y_S^T d = 0}``)."""
@@ -549,6 +643,8 @@ class _Addition:
         # end test g_c against it, and nothing larger (a tolerance that grows with C hid a
         # KKT violation of 4e-4 at C = 1e4)
         self.tol = EXACT_TOL * _gradient_scale_of(self.diagonal, 1.0, _append(sol.alpha, 0.0))
+        # the polish's system (its indices, B, B^{-1}) when solved from the path's inverse
+        self.system = None
 
     # -- the routes --------------------------------------------------------------------
 
@@ -558,6 +654,8 @@ class _Addition:
             return self._retrain()
         if self.gc > self.tol:
             return self._outside()
+        if self.base.constant:
+            return self._constant()
         return self._path()
 
     def _outside(self) -> Addition:
@@ -567,6 +665,30 @@ class _Addition:
         sol = self.base.solution
         values = _append(self.base.values, self.f0)
         return self._end(_append(sol.alpha, 0.0), values, "outside", 0)
+
+    def _constant(self) -> Addition:
+        """The training SVM is constant (``w = 0``, ``f = b``): the augmented optimum in one
+        step (module notes, "A constant SVM"), or retraining when its ``w`` is not 0."""
+        base, sol, n = self.base, self.base.solution, self.base.n
+        alpha, C, y = _append(sol.alpha, 0.0), self.C, self.y
+        M = base.margin_class
+        if self.gc >= -self.tol or M.size == 0:  # alpha_c = 0 meets (K), b in its interval
+            return self._end(alpha, _append(base.values, self.f0), "constant", 0)
+        k_B = self.k[base.hull_basis]
+        border = np.r_[1.0, k_B]
+        if self.kcc - border @ base.hull_inverse @ border > SCHUR_TOL * base.unit:
+            return self._retrain()  # phi(x_c) off the margin class's affine hull: w != 0
+        rhs = base.hull_rows @ sol.alpha[M] - self.yc * C * (1.0 + k_B)
+        z = _clipped_projection(base.hull_rows, rhs, C, base.hull_start)
+        if z is None:  # the margin class cannot balance c at C: w != 0
+            return self._retrain()
+        alpha[M], alpha[n] = z, C
+        values = np.empty(n + 1)
+        # from scratch: w is 0, and the training values' rounding plus the change's would
+        # stand out against the rounding of the KKT test (EXACT_TOL of a small scale)
+        values[:n] = base.K @ (alpha[:n] * y) + C * self.yc * self.k
+        values[n] = self.k @ (alpha[:n] * y) + C * self.yc * self.kcc
+        return self._end(alpha, values, "constant", 0)
 
     def _retrain(self) -> Addition:
         """:func:`svmtrust.svm.fit_svm` on the augmented Gram matrix, as retraining does."""
@@ -790,12 +912,41 @@ class _Addition:
         key = (M.tobytes(), scale) if route == "outside" and M[-1] < self.base.n else None
         if key in faces:
             return faces[key]
-        y_M = self.labels[M]
-        A_MM = self._block(M, S) * np.outer(y_M, y_M)
-        answer = _minimum_norm_on_face(A_MM, -np.ones(M.size), y_M, alpha_M, self.C, scale)
+        if self._one_point(M):
+            return alpha_M, True
+        answer = _face_minimum_norm(
+            self._block(M, S), self.labels[M], alpha_M, self.C, scale, self.base.unit
+        )
         if key is not None:
             faces[key] = answer
         return answer
+
+    def _one_point(self, M) -> bool:
+        """The test :func:`svmtrust.optimal_face._one_point` passes, read from the inverse of
+        the polish's system when ``M`` is its index set, in ``O(|M|^2)``: the face is one point
+        when that test's matrix, ``B_M`` with its border scaled by ``sigma = max |A_MM|`` and
+        last, has a reciprocal condition number above :data:`ONE_POINT_RCOND`. LAPACK's
+        estimate there, from a lower bound of ``||B^{-1}||_1``, is never below the exact value
+        computed here from ``B_M^{-1}`` (of ``[[0, y^T], [y, A]]``; scaling the border by
+        ``sigma`` divides its row and column of the inverse by ``sigma``), which is taken with
+        a factor of 2 to spare for the rounding of the path's inverse. ``False`` means: run the
+        plain test."""
+        if self.system is None:
+            return False
+        on, B, inverse = self.system
+        if on.size != M.size or not np.array_equal(np.sort(on), M):
+            return False
+        sigma = float(np.max(np.abs(B[1:, 1:])))
+        if not sigma > 0:
+            return False
+        scaled, scaled_inverse = B.copy(), inverse.copy()
+        scaled[0, :] *= sigma
+        scaled[:, 0] *= sigma
+        scaled_inverse[0, :] /= sigma
+        scaled_inverse[:, 0] /= sigma
+        norm = float(np.max(np.sum(np.abs(scaled), axis=0)))
+        norm_inverse = float(np.max(np.sum(np.abs(scaled_inverse), axis=0)))
+        return 1.0 / (norm * norm_inverse) > 2.0 * ONE_POINT_RCOND
 
     def _block(self, index, S=None) -> np.ndarray:
         """The block ``index x index`` of the augmented Gram matrix, ``index`` increasing; its
@@ -834,6 +985,7 @@ class _Addition:
         block[:m, :m], block[:m, m] = S.rows[:m][:, heads[:m]], self.k[heads[:m]]
         block[m, :m], block[m, m] = self.k[heads[:m]], self.kcc
         keep = status[heads] == 1
+        inverse = self._system_inverse(S, keep[m])  # B^{-1} of the first system, from the path's
         for _ in range(heads.size + 1):
             if not np.any(keep):
                 return alpha, b
@@ -847,10 +999,15 @@ class _Addition:
             B = _bordered(block[np.ix_(keep, keep)], y[on])
             rhs = np.empty(on.size + 1)
             rhs[0], rhs[1:] = -np.sum(fixed), 1.0 - y[on] * known[keep]
-            try:
-                solved = np.linalg.solve(B, rhs)
-            except np.linalg.LinAlgError:
-                return None
+            solved = None if inverse is None else _refined_solve(B, inverse, rhs)
+            if solved is None:
+                try:
+                    solved = np.linalg.solve(B, rhs)
+                except np.linalg.LinAlgError:
+                    return None
+            elif not S.groups:  # the face test of _end may read the system's inverse
+                self.system = (on, B, inverse)
+            inverse = None  # a tie changed the system: solved from scratch
             values = solved[1:] / mult[keep]  # each copy's share
             slack = TIE_TOL * max(float(np.max(values)), float(np.max(alpha)))
             if np.any(values < -slack) or np.any(values > self.C + slack):
@@ -867,7 +1024,28 @@ class _Addition:
                     alpha[group] = value
             if done:
                 return alpha, float(solved[0])
+            self.system = None
         return None
+
+    def _system_inverse(self, S, joined: bool):
+        """``B^{-1}`` of the polish's first system from the path's ``B_S^{-1}`` (bordered by
+        the new example when it ``joined`` the margin set: the update of
+        :meth:`_MarginSet.grow`, ``O(|S|^2)``), or ``None`` when that border is singular."""
+        m = len(S)
+        R = S.inverse[: m + 1, : m + 1]
+        if not joined:
+            return R
+        v = np.empty(m + 1)
+        v[0], v[1:] = self.yc, self.yc * S.labels[:m] * self.k[S.index[:m]]
+        w = -(R @ v)
+        schur = self.kcc + v @ w
+        if not schur > SCHUR_TOL * self.base.unit:
+            return None
+        out = np.empty((m + 2, m + 2))
+        out[: m + 1, : m + 1] = R + np.outer(w, w / schur)
+        out[m + 1, : m + 1] = out[: m + 1, m + 1] = w / schur
+        out[m + 1, m + 1] = 1.0 / schur
+        return out
 
     def _rows(self, index) -> np.ndarray:
         """Rows ``index`` of the augmented Gram matrix, shape (len(index), n + 1)."""
@@ -879,6 +1057,121 @@ class _Addition:
         out[is_new, :n] = self.k
         out[is_new, n] = self.kcc
         return out
+
+
+def _face_minimum_norm(K_MM, y_M, x_M, u, scale, unit):
+    """:func:`svmtrust.optimal_face._minimum_norm_on_face` of the SVM's face ``M`` (``A_MM =
+    diag(y_M) K_MM diag(y_M)``, ``c_M = -1``), with the point of smallest norm found in the
+    dual (:func:`_clipped_projection`, in as many unknowns as the face has constraints)
+    instead of by :func:`svmtrust.optimal_face._box_qp` (in as many as it has directions:
+    about 200 on a linear kernel's ``w = 0`` face of 200 examples, 3 constraints), for a face
+    of at least :data:`DUAL_FACE` examples (smaller ones take the plain function). The point
+    found goes to :func:`svmtrust.optimal_face._refined`, as ``_box_qp``'s does, which holds
+    the same bounds and makes it exact by the same projection; when it cannot, the plain
+    function runs. Same tests, same answer, as retraining's canonical step."""
+    A_MM = K_MM * np.outer(y_M, y_M)
+    c_M = -np.ones(y_M.size)
+    if y_M.size < DUAL_FACE:
+        return _minimum_norm_on_face(A_MM, c_M, y_M, x_M, u, scale)
+    if _one_point(A_MM, y_M):
+        return x_M, True
+    N, ambiguous = _face_directions(A_MM, c_M, y_M)
+    if N.shape[1] == 0:
+        return _equalise(A_MM, y_M, x_M), not ambiguous
+    basis = _affine_basis(K_MM, np.arange(y_M.size), SCHUR_TOL * unit)
+    A = (1.0 + K_MM[basis]) * y_M  # <(1, phi_k), sum_j y_j z_j (1, phi_j)> = (A z)_k
+    point = _clipped_projection(A, A @ x_M, u, _dual_start(A, x_M, u))
+    refined = None if point is None else _refined(x_M, N, u, point)
+    if refined is None:
+        return _minimum_norm_on_face(A_MM, c_M, y_M, x_M, u, scale)
+    change = refined - x_M
+    if np.max(np.abs(A_MM @ change), initial=0.0) > SOLVE_TOL * scale or abs(
+        np.sum(change)
+    ) > SOLVE_TOL * max(float(np.sum(np.abs(x_M))), 1e-300):
+        return None, False
+    return _equalise(A_MM, y_M, refined), not ambiguous
+
+
+def _dual_start(A, x, u) -> np.ndarray:
+    """Multipliers ``lam`` with ``A^T lam = x`` on the entries of ``x`` strictly inside
+    ``(0, u)`` (least squares): where :func:`_clipped_projection` starts when ``x`` is near the
+    point it seeks."""
+    inside = (x > 0.0) & (x < u)
+    if not np.any(inside):
+        return np.zeros(A.shape[0])
+    return np.linalg.lstsq(A[:, inside].T, x[inside], rcond=None)[0]
+
+
+def _clipped_projection(A, rhs, u, lam, max_iter: int = 100):
+    """The point of smallest norm of ``{z : A z = rhs, 0 <= z <= u}``, or ``None`` (empty, or
+    not found in ``max_iter`` steps).
+
+    Its optimality conditions make it ``z = clip(A^T lam, 0, u)`` for multipliers ``lam`` that
+    minimise the convex, piecewise quadratic dual ``D(lam) = sum_j psi((A^T lam)_j) - lam^T
+    rhs`` (``psi' = clip``). Each step goes to the minimiser of the piece of ``D`` at ``lam``
+    (the entries ``F`` strictly inside the box free, the others held where they are: a Newton
+    step, taken here as the least-norm solution of ``A_F z_F = rhs - u A_U 1``, ``U`` the
+    entries at ``u``, which keeps the accuracy that the normal equations ``A_F A_F^T`` would
+    square away), with a backtracking line search; on such a function this ends in finitely
+    many steps. The answer is returned when the piece's minimiser lies in its own piece (to
+    1e-12 of the box: entries on the border of two pieces, at 0 or ``u`` in both, are common on
+    a face): then ``z`` meets ``A z = rhs`` to rounding, and its entries off ``F`` are 0 or
+    ``u`` exactly. Callers certify it (the KKT conditions of the SVM, the face's projection)."""
+    upper = u if np.isfinite(u) else np.inf
+
+    def dual(lam):
+        v = A.T @ lam
+        z = np.clip(v, 0.0, upper)
+        return float(z @ (v - 0.5 * z) - lam @ rhs), v, z
+
+    value, v, z = dual(lam)
+    size = max(float(np.max(np.abs(rhs))), float(np.max(np.abs(A) @ z)), 1e-300)
+    for _ in range(max_iter):
+        inside, at_upper = (v > 0.0) & (v < upper), v >= upper
+        target = rhs - (u * np.sum(A[:, at_upper], axis=1) if np.any(at_upper) else 0.0)
+        A_F = A[:, inside]
+        z_F = scipy.linalg.lstsq(A_F, target, cond=1e-13)[0] if np.any(inside) else z[inside]
+        goal = scipy.linalg.lstsq(A_F.T, z_F, cond=1e-13)[0] if np.any(inside) else lam
+        reached = A.T @ goal
+        met = np.max(np.abs(A_F @ z_F - target), initial=0.0) <= 1e-12 * size
+        slack = 1e-12 * max(float(np.max(np.abs(z_F), initial=0.0)), u if np.isfinite(u) else 0.0)
+        if (
+            met
+            and np.all((z_F >= -slack) & (z_F <= upper + slack))
+            and np.all(reached[~inside & ~at_upper] <= slack)
+            and np.all(reached[at_upper] >= upper - slack)
+        ):  # the piece's minimiser is in its piece (entries on its border to rounding)
+            z = np.where(at_upper, upper, 0.0)
+            z[inside] = np.clip(z_F, 0.0, upper)
+            return z
+        step = goal - lam
+        gradient = A @ z - rhs
+        slope = float(gradient @ step)
+        if not slope < 0.0:
+            return None
+        t = 1.0
+        while True:
+            trial = dual(lam + t * step)
+            if trial[0] <= value + 1e-4 * t * slope or t < 1e-12:
+                break
+            t *= 0.5
+        if not trial[0] < value:
+            return None
+        lam = lam + t * step
+        value, v, z = trial
+    return None
+
+
+def _refined_solve(B, inverse, rhs):
+    """``B^{-1} rhs`` from an approximate inverse (the path's, updated at each event): its
+    product and one step of iterative refinement, ``O(m^2)``; ``None`` when the residual is
+    not then at the rounding of a direct solve (64 machine epsilons of ``|B| |x| + |rhs|``)."""
+    x = inverse @ rhs
+    x += inverse @ (rhs - B @ x)
+    size = float(np.max(np.abs(B) @ np.abs(x))) + float(np.max(np.abs(rhs)))
+    if np.max(np.abs(B @ x - rhs)) > 64 * np.finfo(float).eps * size:
+        return None
+    return x
 
 
 def _definite_on(Q, border, floor) -> bool:

@@ -655,8 +655,43 @@ def psd_by_construction(kernel) -> bool:
     ``(gamma x . z + c)^d`` with integer ``d >= 1``, ``s, gamma > 0``, ``c >= 0``, products and
     sums of PSD kernels by the Schur product theorem; Gaussian with ``gamma > 0``), whose
     parameters they check, and whose square Gram matrices they return exactly symmetric. They
-    carry the attribute ``psd_by_construction``; any other callable is checked."""
-    return getattr(kernel, "psd_by_construction", False) is True
+    carry the attribute ``psd_by_construction``.
+
+    So does ``functools.partial(k, **keywords)`` of one of them (``rbf_kernel``,
+    ``polynomial_kernel``, ``linear_kernel``), the way the chapters pass a kernel with its
+    parameters, when every keyword is one of ``k``'s parameters after ``X`` and ``Z`` and keeps
+    it PSD as the function itself would check it: ``gamma`` and ``scale`` positive and finite,
+    ``degree`` an integer of at least 1. Anything else is checked: other callables, a partial
+    with positional arguments (they would take the place of ``X``), a keyword ``X`` or ``Z``, a
+    partial of a partial's subclass or of a function from elsewhere (even one that carries the
+    attribute), and parameters the function would refuse. Never raises."""
+    import functools
+    import inspect
+
+    if getattr(kernel, "psd_by_construction", False) is True:
+        return True
+    if type(kernel) is not functools.partial or kernel.args:
+        return False
+    func = kernel.func
+    if (
+        getattr(func, "psd_by_construction", False) is not True
+        or getattr(func, "__module__", None) != f"{__package__}.kernels"
+    ):
+        return False
+    rules = {
+        "gamma": lambda v: check_positive(v, "gamma"),
+        "scale": lambda v: check_positive(v, "scale"),
+        "degree": lambda v: check_integer(v, "degree", low=1),
+    }
+    try:
+        parameters = list(inspect.signature(func).parameters)[2:]  # after X and Z
+        for name, value in kernel.keywords.items():
+            if name not in parameters or name not in rules:
+                return False
+            rules[name](value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def check_augmented_gram(gram: CheckedGram, cross, new, name: str = "kernel") -> np.ndarray:

@@ -22,7 +22,8 @@ Every addition of the measured test objects to the training SVMs is counted by r
 augmented SVM from scratch, slower than the path. Two sets on which the path cannot start or go
 on print their routes and the cost of an addition by each route
 (:func:`test_fallback_routes_counted`): a linear kernel on two concentric rings (the training
-SVM's ``w`` is 0) and collinear points.
+SVM's ``w`` is 0: the one step of a constant SVM, ``"constant"``, then the face's minimum-norm
+step, ``"canonical"``; retrained only when the augmented ``w`` is not 0) and collinear points.
 """
 
 from __future__ import annotations
@@ -201,8 +202,9 @@ def _collinear(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("name", ["rings", "collinear"])
 def test_fallback_routes_counted(name):
     """The routes of the additions where the path cannot start (``w = 0``: the training SVM's
-    margin set is singular) or meets a singular margin set (collinear points, a linear kernel
-    of rank 2), and the CPU time of an addition by each route."""
+    margin set is singular; the constant SVM's one step instead) or meets a singular margin set
+    (collinear points, a linear kernel of rank 2), and the CPU time of an addition by each
+    route."""
     X, y = (_rings if name == "rings" else _collinear)(400 + 10)
     model = TransductiveSVM(kernel="linear", C=1.0).fit(X[:400], y[:400])
     cross = model.kernel_(model.X_train_, X[400:])
