@@ -148,7 +148,12 @@ def standard_svm_predict(model: TransductiveSVM, X) -> np.ndarray:
     """
     if not isinstance(model, TransductiveSVM) or not hasattr(model, "gram_"):
         raise ValueError(f"model: expected a fitted TransductiveSVM, got {model!r}")
-    return model.classes_[(model.inductive_decision_function(X) >= 0).astype(int)]
+    return _sign_labels(model, model.inductive_decision_function(X))
+
+
+def _sign_labels(model: TransductiveSVM, decision: np.ndarray) -> np.ndarray:
+    """The labels of decision values: ``classes_[1]`` where ``decision >= 0``."""
+    return model.classes_[(decision >= 0).astype(int)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -383,6 +388,7 @@ def _table2_task(task, rng) -> dict:
     train, test = _draw_run(n, y, rng)
     model = TransductiveSVM(KERNEL, C=np.inf, solver=solver).fit(X[train], y[train])
     hyp = model.solve_hypotheses(X[test : test + 1])
+    decision = model.inductive_decision_function(X[test : test + 1])
     _, confidence, credibility = conformal.confidence_credibility(hyp.p_values)
     p, w2 = hyp.p_values[0], hyp.w_norm_squared[0]
     return {
@@ -396,9 +402,9 @@ def _table2_task(task, rng) -> dict:
         "p-value transduction": int(model.classes_[hyp.predicted_index("first")[0]]),
         TIE_BROKEN: int(model.classes_[hyp.predicted_index("objective")[0]]),
         "margin transduction": int(model.classes_[hyp.margin_index[0]]),
-        "standard SVM": int(standard_svm_predict(model, X[test : test + 1])[0]),
+        "standard SVM": int(_sign_labels(model, decision)[0]),
         "1-NN": int(nearest_neighbour_predict(X[train], y[train], X[test : test + 1])[0]),
-        "svm_decision": float(model.inductive_decision_function(X[test : test + 1])[0]),
+        "svm_decision": float(decision[0]),
         "confidence": confidence[0],
         "credibility": credibility[0],
         "p_tie": bool(p[0] == p[1]),
