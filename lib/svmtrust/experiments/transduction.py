@@ -435,6 +435,7 @@ def table2_runs(
     sizes=SIZES,
     progress: bool = True,
     data=("usps_like",),
+    only: str | None = None,
 ) -> pd.DataFrame:
     """Every run of the Table 2 protocol: digits 2 against 7, one test digit per run.
 
@@ -454,6 +455,10 @@ def table2_runs(
     data : sequence of str
         Data sets from :data:`DATASETS`; the tasks of the first come first, so adding a data
         set leaves the draws of the others unchanged.
+    only : str, optional
+        One of ``data``: only its runs, with the draws they have among the runs of all of
+        ``data`` (the chapter runs its two data sets in two cells). The runs of every data set
+        of ``data``, concatenated in order, are the rows of ``only=None``.
 
     Returns
     -------
@@ -475,9 +480,13 @@ def table2_runs(
         if name not in DATASETS:
             raise ValueError(f"data: must be among {DATASETS}, got {name!r}")
     plan = [(n, solver, name) for name in data for n in sizes for _ in range(count)]
+    start, stop = 0, len(plan)
+    if only is not None:
+        start = list(data).index(check_choice(only, "only", tuple(data))) * len(sizes) * count
+        stop = start + len(sizes) * count
     chunks = [
-        (seed, first, plan[first : first + _RUNS_PER_TASK])
-        for first in range(0, len(plan), _RUNS_PER_TASK)
+        (seed, first, plan[first : min(first + _RUNS_PER_TASK, stop)])
+        for first in range(start, stop, _RUNS_PER_TASK)
     ]
     parts = parallel_map(
         _table2_chunk,
