@@ -96,3 +96,65 @@ def test_check_input_must_be_a_bool(func):
         args += (np.zeros(6),)
     with pytest.raises(ValueError, match="check_input"):
         func(*args, check_input="no")
+
+
+def _outcome(func, *args):
+    """``("ok", result, warnings)`` or ``(type, message, warnings)`` of ``func(*args)``."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = ("ok", func(*args))
+        except Exception as err:  # noqa: BLE001 - the error itself is compared
+            result = (type(err), str(err))
+    return (*result, [str(w.message) for w in caught])
+
+
+def test_the_short_checks_answer_as_the_full_ones(monkeypatch):
+    """check_estimator_X passes a plain finite float64 matrix, and check_estimator_y a vector
+    of integers, without scikit-learn's full checks (issue 33): every input, good or bad, gets
+    the same answer, error or warning with the short check as without it."""
+    import pandas as pd
+
+    X, y = _data(n=12)
+    fitted = TransductiveSVM(kernel="rbf", C=10.0).fit(X, y)
+    named = TransductiveSVM(kernel="rbf", C=10.0).fit(pd.DataFrame(X, columns=list("abc")), y)
+    readonly = X.copy()
+    readonly.flags.writeable = False
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    matrices = [X, np.asfortranarray(X), X[::2], X[:, ::-1], readonly, X[:1], X[:, :2], X[:, :0]]
+    matrices += [bad, np.where(np.isnan(bad), np.inf, bad), X.astype(np.float32), X.astype(int)]
+    matrices += [X.tolist(), X[0], X.astype(">f8"), pd.DataFrame(X)]
+    labels = [y, y.astype(np.int32), y.astype(np.uint8), y[::2], y[:5], y.astype(float), y == 1]
+    labels += [np.c_[y], y.tolist(), np.zeros(12, int), np.arange(12) % 3, y.astype(str)]
+
+    def answers():
+        out = []
+        for M in matrices:
+            fresh = TransductiveSVM()
+            out.append(_outcome(validation.check_estimator_X, fresh, M, True))
+            out.append(getattr(fresh, "n_features_in_", None))
+            for model in (fitted, named):
+                out.append(_outcome(validation.check_estimator_X, model, M, False))
+        for labels_ in labels:
+            for binary in (False, True):
+                out.append(_outcome(validation.check_estimator_y, labels_, 12, binary))
+        return out
+
+    def same(a, b):
+        if isinstance(a, tuple):
+            return len(a) == len(b) and all(same(u, v) for u, v in zip(a, b))
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b)
+        return a == b
+
+    assert validation._plain_matrix(fitted, X, False) and validation._integer_vector(y)
+    short = answers()
+    monkeypatch.setattr(validation, "_plain_matrix", lambda *args: False)
+    monkeypatch.setattr(validation, "_integer_vector", lambda y: False)
+    full = answers()
+    assert len(short) == len(full)
+    for a, b in zip(short, full, strict=True):
+        assert same(a, b), (a, b)

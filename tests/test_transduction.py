@@ -590,6 +590,19 @@ def test_protocol_same_runs_for_one_and_two_jobs():
     assert (table["low"] <= table["rate"]).all() and (table["rate"] <= table["high"]).all()
 
 
+def test_protocol_runs_one_data_set_with_the_draws_it_has_among_all(monkeypatch):
+    """Run i draws from task_rng(seed, i) whatever the tasks the runs are shared out in."""
+    import pandas as pd
+    from svmtrust.experiments import transduction as protocol
+
+    both = dict(runs=3, sizes=(20, 40), progress=False, data=protocol.DATASETS)
+    every = protocol.table2_runs(n_jobs=2, **both)
+    monkeypatch.setattr(protocol, "_RUNS_PER_TASK", 4)  # tasks across sizes (in this process)
+    parts = [protocol.table2_runs(n_jobs=1, only=name, **both) for name in protocol.DATASETS]
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), every, check_exact=True)
+    assert parts[1]["data"].eq("optdigits").all() and len(parts[1]) == 6
+
+
 def test_a_hard_margin_on_inseparable_data_fails_in_fit_and_leaves_it_unfitted():
     """The default C = inf on data that are not separable: fit says to use a finite C, and
     predict then raises NotFittedError (not AttributeError); a finite C fits the same data."""

@@ -120,6 +120,8 @@ def check_numeric(values, name: str) -> np.ndarray:
 
 def _numbers(values, name: str) -> np.ndarray:
     """``values`` as float64 if they are integers or floats (:func:`check_numeric`)."""
+    if type(values) is np.ndarray and values.dtype == np.float64:
+        return values  # what np.asarray(values, dtype=np.float64) returns
     try:
         kind = np.asarray(values).dtype.kind
     except (TypeError, ValueError) as err:  # ragged nested sequences
@@ -496,7 +498,9 @@ def check_estimator_X(estimator, X, reset: bool) -> np.ndarray:
 
     Runs :func:`sklearn.utils.validation.validate_data`, which records ``n_features_in_`` when
     ``reset`` (in ``fit``) and otherwise checks ``X`` against it, and prefixes its messages
-    with ``"X: "``.
+    with ``"X: "``. A finite float64 ``numpy.ndarray`` that it would return unchanged is
+    recognised without it (its dataframe detection costs more than a small SVM's check) and
+    returned as it is; anything else, and every error and warning, goes through it.
 
     Parameters
     ----------
@@ -516,6 +520,10 @@ def check_estimator_X(estimator, X, reset: bool) -> np.ndarray:
     """
     if not reset:
         check_is_fitted(estimator, msg=NOT_FITTED)
+    if _plain_matrix(estimator, X, reset):
+        if reset:
+            estimator.n_features_in_ = X.shape[1]
+        return X
     if scipy.sparse.issparse(X):
         raise ValueError("X: sparse input is not supported; pass a dense array (X.toarray())")
     try:
@@ -528,13 +536,39 @@ def check_estimator_X(estimator, X, reset: bool) -> np.ndarray:
         raise ValueError(f"X: {err}") from None
 
 
+def _plain_matrix(estimator, X, reset: bool) -> bool:
+    """Whether ``validate_data`` would pass ``X`` as :func:`check_estimator_X` calls it and return
+    ``X`` itself, with no warning: a finite float64 ``numpy.ndarray`` (not a subclass) of two
+    dimensions, with enough rows, at least one column, as many as in ``fit`` (``reset`` false), and
+    an estimator fitted without feature names. Its one side effect, ``n_features_in_`` in ``fit``,
+    is left to the caller. Everything else (other types, errors, warnings, a global
+    ``assume_finite``) takes the full check."""
+    if type(X) is not np.ndarray or X.dtype != np.float64 or X.ndim != 2:
+        return False
+    rows, columns = X.shape
+    if rows < (2 if reset else 1) or columns < 1 or hasattr(estimator, "feature_names_in_"):
+        return False
+    if not reset and getattr(estimator, "n_features_in_", columns) != columns:
+        return False
+    return bool(np.isfinite(X).all())
+
+
+def _integer_vector(y) -> bool:
+    """Whether ``y`` is a ``numpy.ndarray`` (not a subclass) of integers, one dimension: a
+    vector that ``column_or_1d`` returns with the same values and that
+    ``check_classification_targets`` passes (its target type is ``"binary"`` or
+    ``"multiclass"``), so that :func:`check_estimator_y` needs neither."""
+    return type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "iu"
+
+
 def check_estimator_y(y, n: int, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes, index)`` of the class labels passed to a classifier's ``fit``.
 
     Labels of any type, as scikit-learn classifiers take them: a column vector is flattened
     with a ``DataConversionWarning``, :func:`check_class_labels` encodes them, and
     continuous targets are refused
-    (:func:`sklearn.utils.multiclass.check_classification_targets`).
+    (:func:`sklearn.utils.multiclass.check_classification_targets`); a 1-D numpy array of
+    integers, which is never continuous, skips those two.
 
     Parameters
     ----------
@@ -552,15 +586,18 @@ def check_estimator_y(y, n: int, binary: bool = False) -> tuple[np.ndarray, np.n
     """
     if y is None:
         raise ValueError("y: this estimator requires y to be passed, but the target y is None")
-    try:
-        labels = column_or_1d(y, warn=True)
-    except ValueError as err:
-        raise ValueError(f"y: {err}") from None
-    classes, index = check_class_labels(labels, "y", n=n)
-    try:
-        check_classification_targets(labels)
-    except ValueError as err:
-        raise ValueError(f"y: {err}") from None
+    if _integer_vector(y):
+        classes, index = check_class_labels(y, "y", n=n)
+    else:
+        try:
+            labels = column_or_1d(y, warn=True)
+        except ValueError as err:
+            raise ValueError(f"y: {err}") from None
+        classes, index = check_class_labels(labels, "y", n=n)
+        try:
+            check_classification_targets(labels)
+        except ValueError as err:
+            raise ValueError(f"y: {err}") from None
     if binary and classes.size != 2:
         raise ValueError(
             f"y: Only binary classification is supported; found {classes.size} "

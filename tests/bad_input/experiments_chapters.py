@@ -481,6 +481,12 @@ CASES = (
         ),
         (M + "transduction.table2_runs", "seed negative", lambda: xr.table2_runs(seed=-1), "seed"),
         (
+            M + "transduction.table2_runs",
+            "only a data set outside data",
+            lambda: xr.table2_runs(data=("usps_like",), only="optdigits"),
+            "only",
+        ),
+        (
             M + "transduction.clopper_pearson",
             "shapes that do not broadcast",
             lambda: xr.clopper_pearson([1, 2], [3, 4, 5]),

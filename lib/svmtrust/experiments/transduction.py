@@ -42,7 +42,7 @@ from ..validation import (
     check_significance,
     check_table,
 )
-from . import check_n_jobs, check_scale, check_seed, parallel_map
+from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 
 #: The paper's kernel, ``(x . z)^3 / 256`` (Section 4).
 KERNEL = functools.partial(polynomial_kernel, degree=3, scale=256.0)
@@ -99,6 +99,9 @@ TABLE1_EIGHTS, TABLE1_OTHERS, TABLE1_TEST = 49, 451, 100
 #: Table 1's test digits are shared out among the workers in this many chunks.
 _CHUNKS = 16
 
+#: Table 2's runs are shared out among the workers in tasks of this many consecutive runs.
+_RUNS_PER_TASK = 25
+
 
 def _read_only(*arrays):
     """Mark arrays read-only (they are cached and shared) and return them."""
@@ -148,7 +151,12 @@ def standard_svm_predict(model: TransductiveSVM, X) -> np.ndarray:
     """
     if not isinstance(model, TransductiveSVM) or not hasattr(model, "gram_"):
         raise ValueError(f"model: expected a fitted TransductiveSVM, got {model!r}")
-    return model.classes_[(model.inductive_decision_function(X) >= 0).astype(int)]
+    return _sign_labels(model, model.inductive_decision_function(X))
+
+
+def _sign_labels(model: TransductiveSVM, decision: np.ndarray) -> np.ndarray:
+    """The labels of decision values: ``classes_[1]`` where ``decision >= 0``."""
+    return model.classes_[(decision >= 0).astype(int)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -373,16 +381,28 @@ def nearest_neighbour_predict(X_train, y_train, X) -> np.ndarray:
 
 
 @_one_thread
-def _table2_task(task, rng) -> dict:
+def _table2_chunk(chunk, rng) -> list[dict]:
+    """Consecutive runs of Table 2, run ``i`` drawn from ``task_rng(seed, i)``, whatever the
+    chunk (``rng``, the chunk's own generator, is not used).
+
+    A run takes milliseconds: one task per run spent a tenth of that again on passing its
+    generator to a worker (a pickled ``numpy.random.Generator`` costs ~0.2 ms) and on the
+    thread limit, which a chunk pays once.
+    """
+    seed, first, runs = chunk
+    return [
+        _table2_run(n, solver, data, task_rng(seed, first + k))
+        for k, (n, solver, data) in enumerate(runs)
+    ]
+
+
+def _table2_run(n: int, solver: str, data: str, rng: np.random.Generator) -> dict:
     """One run of Table 2: n training digits, one test digit, the three methods and 1-NN."""
-    if len(task) == 2:
-        (n, solver), data = task, "usps_like"
-    else:
-        n, solver, data = task
     X, y = two_against_seven(data)
     train, test = _draw_run(n, y, rng)
     model = TransductiveSVM(KERNEL, C=np.inf, solver=solver).fit(X[train], y[train])
     hyp = model.solve_hypotheses(X[test : test + 1])
+    decision = model.inductive_decision_function(X[test : test + 1])
     _, confidence, credibility = conformal.confidence_credibility(hyp.p_values)
     p, w2 = hyp.p_values[0], hyp.w_norm_squared[0]
     return {
@@ -396,9 +416,9 @@ def _table2_task(task, rng) -> dict:
         "p-value transduction": int(model.classes_[hyp.predicted_index("first")[0]]),
         TIE_BROKEN: int(model.classes_[hyp.predicted_index("objective")[0]]),
         "margin transduction": int(model.classes_[hyp.margin_index[0]]),
-        "standard SVM": int(standard_svm_predict(model, X[test : test + 1])[0]),
+        "standard SVM": int(_sign_labels(model, decision)[0]),
         "1-NN": int(nearest_neighbour_predict(X[train], y[train], X[test : test + 1])[0]),
-        "svm_decision": float(model.inductive_decision_function(X[test : test + 1])[0]),
+        "svm_decision": float(decision[0]),
         "confidence": confidence[0],
         "credibility": credibility[0],
         "p_tie": bool(p[0] == p[1]),
@@ -415,6 +435,7 @@ def table2_runs(
     sizes=SIZES,
     progress: bool = True,
     data=("usps_like",),
+    only: str | None = None,
 ) -> pd.DataFrame:
     """Every run of the Table 2 protocol: digits 2 against 7, one test digit per run.
 
@@ -434,6 +455,10 @@ def table2_runs(
     data : sequence of str
         Data sets from :data:`DATASETS`; the tasks of the first come first, so adding a data
         set leaves the draws of the others unchanged.
+    only : str, optional
+        One of ``data``: only its runs, with the draws they have among the runs of all of
+        ``data`` (the chapter runs its two data sets in two cells). The runs of every data set
+        of ``data``, concatenated in order, are the rows of ``only=None``.
 
     Returns
     -------
@@ -454,21 +479,24 @@ def table2_runs(
     for name in data:
         if name not in DATASETS:
             raise ValueError(f"data: must be among {DATASETS}, got {name!r}")
-    tasks = [
-        (n, solver) if name == "usps_like" else (n, solver, name)
-        for name in data
-        for n in sizes
-        for _ in range(count)
+    plan = [(n, solver, name) for name in data for n in sizes for _ in range(count)]
+    start, stop = 0, len(plan)
+    if only is not None:
+        start = list(data).index(check_choice(only, "only", tuple(data))) * len(sizes) * count
+        stop = start + len(sizes) * count
+    chunks = [
+        (seed, first, plan[first : min(first + _RUNS_PER_TASK, stop)])
+        for first in range(start, stop, _RUNS_PER_TASK)
     ]
-    rows = parallel_map(
-        _table2_task,
-        tasks,
-        seed=check_seed(seed),
+    parts = parallel_map(
+        _table2_chunk,
+        chunks,
+        seed=seed,
         n_jobs=check_n_jobs(n_jobs),
-        desc="Table 2 runs",
+        desc=f"Table 2 runs (by {_RUNS_PER_TASK})",
         progress=progress,
     )
-    return pd.DataFrame(rows)
+    return pd.DataFrame([row for part in parts for row in part])
 
 
 def _counts(values, name: str) -> np.ndarray:
