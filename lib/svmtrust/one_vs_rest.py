@@ -95,7 +95,7 @@ def fit_one_vs_rest(
     ]
 
 
-def scaled_decisions(solutions, K_rows, alone=False) -> np.ndarray:
+def scaled_decisions(solutions, K_rows, alone=False, columns=None) -> np.ndarray:
     """``f_j(x) / ||w_j||`` of new examples under each SVM: shape (m, n_problems).
 
     A hyperplane with ``w = 0`` gives ``f / max(||w||, tiny)``.
@@ -104,22 +104,33 @@ def scaled_decisions(solutions, K_rows, alone=False) -> np.ndarray:
     ----------
     solutions : list of SVMSolution
         The SVMs of :func:`fit_one_vs_rest`, all on the same ``n`` training examples.
-    K_rows : ndarray of shape (m, n)
+    K_rows : ndarray of shape (m, n), or (m, len(columns))
         Kernel values between the new examples and those training examples.
     alone : bool
         Give each row the bits it has alone (``scaled_decisions(solutions, K_rows[i:i + 1])``):
         the products ``K_rows alpha y`` are taken row by row (numpy's matmul over a stack of
         rows), not as one matrix-vector product, whose sums run in an order that depends on
         the number of rows (:func:`svmtrust.kernels.rows_alone` says why that matters).
+    columns : array_like of int, optional
+        The training examples ``K_rows``'s columns belong to, when it holds only some of them:
+        every support vector of every SVM (the others have no weight in ``f``). All ``n`` by
+        default.
     """
     K_rows = check_array(K_rows, "K_rows", ndim=2)
     if not isinstance(solutions, (list, tuple)) or not solutions:
         raise ValueError(f"solutions: expected a non-empty list of SVMSolution, got {solutions!r}")
-    solutions = [check_solution(s, K_rows.shape[1], name="solutions") for s in solutions]
+    n = K_rows.shape[1] if columns is None else np.shape(getattr(solutions[0], "alpha", ()))[0]
+    solutions = [check_solution(s, n, name="solutions") for s in solutions]
+    if columns is None:
+        columns = slice(None)
+    else:
+        columns = check_indices(columns, "columns", n, size=K_rows.shape[1])
+        if any(np.setdiff1d(s.support, columns).size for s in solutions):
+            raise ValueError("columns: must hold every support vector of every SVM")
     rows = K_rows[:, None, :] if check_bool(alone, "alone") else K_rows
     return np.column_stack(
         [
-            (np.matmul(rows, s.coef).reshape(-1) + s.b)
+            (np.matmul(rows, s.coef[columns]).reshape(-1) + s.b)
             / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
             for s in solutions
         ]

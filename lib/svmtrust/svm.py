@@ -459,18 +459,47 @@ def _unique_optimum(K, sol: SVMSolution) -> SVMSolution | None:
     point; here without an ``n x n`` matrix, with one product of ``K``, one of its rows ``F``
     and one factorisation of the ``(|F| + 1)``-square bordered matrix.
     """
+    return _unique_given(
+        sol,
+        sparse_product(K, sol.alpha * sol.y),
+        K.diagonal(),
+        lambda rows: K[np.ix_(rows, rows)],
+        lambda rows, coef: coef @ K[rows],  # K symmetric: its rows, not a pass over it
+    )
+
+
+def _unique_given(sol: SVMSolution, values, diagonal, block, product) -> SVMSolution | None:
+    """`_unique_optimum` from the kernel values it reads, whatever holds them.
+
+    Parameters
+    ----------
+    sol : SVMSolution
+        A solver's answer (:func:`_start`).
+    values : ndarray of shape (n,)
+        ``K (alpha * y)`` at the solver's multipliers: the decision values without the bias.
+    diagonal : ndarray of shape (n,)
+        ``K``'s diagonal.
+    block : callable
+        ``block(rows)`` returns ``K[rows][:, rows]``, for the free multipliers' rows.
+    product : callable
+        ``product(rows, coef)`` returns ``K[:, rows] @ coef``, of shape (n,).
+
+    Returns
+    -------
+    SVMSolution or None
+        As :func:`_unique_optimum`. The fit of :mod:`svmtrust._kernel_columns` calls it with the
+        kernel's columns of the support vectors only.
+    """
     alpha, y, C = sol.alpha.copy(), sol.y, sol.C
     free = np.flatnonzero((alpha > 0) & (alpha < C))
-    values = sparse_product(K, alpha * y)
     if free.size:
-        step = _free_step(K, y, alpha, values, free)
+        step = _free_step(block(free), y, alpha, values, free)
         if step is None:
             return None
         alpha[free] += step
         if np.any(alpha[free] <= 0.0) or np.any(alpha[free] >= C):
             return None
-        values = values + (step * y[free]) @ K[free]  # K symmetric: its rows F, not a pass
-    diagonal = K.diagonal()
+        values = values + product(free, step * y[free])
     scale = _gradient_scale_of(diagonal, 1.0, alpha)
     b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
     if on_margin.size != free.size or _margin_violation(y, alpha, C, values, b) > (
@@ -480,12 +509,12 @@ def _unique_optimum(K, sol: SVMSolution) -> SVMSolution | None:
     return _assembled(sol, alpha, values, b, on_margin, True)
 
 
-def _free_step(K, y, alpha, values, free):
+def _free_step(K_free, y, alpha, values, free):
     """The step of the free multipliers to the exact solution of :func:`_unique_optimum`'s
     bordered system, or ``None`` when that matrix is singular or ill-conditioned (reciprocal
     condition number at most :data:`svmtrust.optimal_face.ONE_POINT_RCOND`, LAPACK's estimate
-    from the symmetric factorisation it is solved with)."""
-    block = K[np.ix_(free, free)] * (y[free, None] * y[None, free])
+    from the symmetric factorisation it is solved with). ``K_free`` is ``K[free][:, free]``."""
+    block = K_free * (y[free, None] * y[None, free])
     system, sigma = _bordered_matrix(block, y[free])
     factor, pivots, info = scipy.linalg.lapack.dsytrf(system)
     if info != 0:
@@ -891,7 +920,7 @@ def _kernel_scale(K) -> float:
     return 2.0 ** np.round(np.log2(mean_diag)) if mean_diag > 0 else 1.0
 
 
-def _libsvm_box(K, y, box, tol, scale):
+def _libsvm_box(K, y, box, tol, scale, kernel=None):
     """Solve the dual with libsvm for one finite box, at the tightest tolerance it reaches.
 
     Returns the raw multipliers (``None`` if libsvm stopped at its iteration limit), the
@@ -900,17 +929,19 @@ def _libsvm_box(K, y, box, tol, scale):
     :data:`LIBSVM_TOL`, and again at :data:`LIBSVM_REACHABLE_TOL` if the first run takes more
     than :data:`LIBSVM_ACCURATE_ITER` iterations per example. A default tolerance is relative
     to ``max(1, box * scale)``, since the gradient libsvm tests grows with ``box * K``.
+
+    ``kernel`` (see :func:`_run_libsvm`) makes ``K`` the data of a kernel libsvm computes itself.
     """
     if tol is not None:
-        return _run_libsvm(K, y, box, tol, scale, LIBSVM_MAX_ITER)
+        return _run_libsvm(K, y, box, tol, scale, LIBSVM_MAX_ITER, kernel)
     size = max(1.0, box * scale)
     alpha, status, n_iter = _run_libsvm(
-        K, y, box, LIBSVM_TOL * size, scale, LIBSVM_ACCURATE_ITER * K.shape[0]
+        K, y, box, LIBSVM_TOL * size, scale, LIBSVM_ACCURATE_ITER * K.shape[0], kernel
     )
     if alpha is not None:
         return alpha, status, n_iter
     alpha, status, more = _run_libsvm(
-        K, y, box, LIBSVM_REACHABLE_TOL * size, scale, LIBSVM_MAX_ITER
+        K, y, box, LIBSVM_REACHABLE_TOL * size, scale, LIBSVM_MAX_ITER, kernel
     )
     return alpha, status, n_iter + more
 
@@ -937,9 +968,10 @@ _LIBSVM_SETTINGS = {
 }
 
 
-def _run_libsvm(K, y, box, eps, scale, max_iter):
+def _run_libsvm(K, y, box, eps, scale, max_iter, kernel=None):
     """One run of libsvm, as ``SVC(kernel="precomputed")`` runs it, on ``K / scale`` with box
-    ``box * scale``.
+    ``box * scale``; with ``kernel``, a dict of libsvm's kernel settings (``{"kernel": "rbf",
+    "gamma": 0.5}``), as ``SVC(kernel="rbf", gamma=0.5)`` runs it on the data ``K`` (scale 1).
 
     The wrapper ``SVC.fit`` calls (``sklearn.svm._libsvm.fit``) is called directly, with the
     arguments ``SVC.fit`` gives it (:data:`_LIBSVM_SETTINGS`; the labels as class indices
@@ -959,7 +991,7 @@ def _run_libsvm(K, y, box, eps, scale, max_iter):
         C=box * scale,
         tol=eps,
         max_iter=max_iter,
-        **_LIBSVM_SETTINGS,
+        **{**_LIBSVM_SETTINGS, **(kernel or {})},
     )
     if status == 1:
         return None, "max_iter_reached", max_iter

@@ -436,6 +436,24 @@ CASES = (
         ),
         (
             "svmtrust.one_vs_rest.scaled_decisions",
+            "columns without a support vector",
+            lambda: ovr.scaled_decisions([SOL], K[:, SOL.support[1:]], columns=SOL.support[1:]),
+            "columns",
+        ),
+        (
+            "svmtrust.one_vs_rest.scaled_decisions",
+            "columns past the training examples",
+            lambda: ovr.scaled_decisions([SOL], K[:, :2], columns=[0, K.shape[0]]),
+            "columns",
+        ),
+        (
+            "svmtrust.one_vs_rest.scaled_decisions",
+            "columns not as many as K_rows's",
+            lambda: ovr.scaled_decisions([SOL], K[:, :3], columns=[0, 1]),
+            "columns",
+        ),
+        (
+            "svmtrust.one_vs_rest.scaled_decisions",
             "K_rows NaN",
             lambda: ovr.scaled_decisions([SOL], nan(K)),
             "K_rows",

@@ -13,8 +13,8 @@ Printed: ``fit_svm / SVC`` for a kernel of :mod:`svmtrust.kernels` (``check_kern
 no proof of positive semi-definiteness) and for a matrix from outside (checked once, with a
 Cholesky factorisation); ``span_rule_loo / fit_svm``, both public calls on a matrix from
 outside, each checking it once; and ``SplitConformalSVM.fit`` / ``CrossConformalSVM.fit``
-against ``SVC(kernel="rbf")`` fits on the same rows at the same tolerance (printed only: the
-1.5x target is not met, see that test).
+against the same work with ``SVC(kernel="rbf")`` (fits on the same rows at the same tolerance,
+and the calibration rows scored).
 """
 
 from __future__ import annotations
@@ -98,40 +98,51 @@ def test_fit_svm_within_twice_svc(name):
     assert worst <= 2.0
 
 
-def test_conformal_machines_against_svc_fits():
-    """Printed, not asserted: the machines compute the whole Gram matrix of the proper training
-    set and the kernel rows of the calibration set, where ``SVC(kernel="rbf")`` computes the
-    kernel columns its solver visits; ``kernel + SVC`` adds the Gram matrix to a precomputed fit.
-    """
+def _svc_split(X, y, proper, calibration, gamma):
+    """The split conformal fit with scikit-learn's SVC: train on the proper rows, score the
+    calibration rows (``decision_function``)."""
+    svc = SVC(C=C, kernel="rbf", gamma=gamma, tol=LIBSVM_TOL).fit(X[proper], y[proper])
+    return svc.decision_function(X[calibration])
+
+
+def test_conformal_machines_within_one_and_a_half_svc_fits():
+    """``SplitConformalSVM.fit`` and ``CrossConformalSVM.fit`` against the same work done with
+    ``SVC(kernel="rbf")``: train on the proper rows (each fold's complement) and score the
+    calibration rows (the fold), at the same tolerance. The machines let libsvm compute the
+    RBF kernel and compute this library's kernel only on the support vectors' columns
+    (:mod:`svmtrust._kernel_columns`); the goal is at most 1.5 times. ``SVC.fit`` alone is
+    printed too."""
+    worst = 0.0
     for n in (1500, 3000, 6000):
         X, y = _satellite(n)
         gamma = 1.0 / X.shape[1]
         split = SplitConformalSVM(kernel="rbf", C=C, gamma=gamma, seed=0).fit(X, y)
-        Xp, yp = X[split.proper_index_], y[split.proper_index_]
-        svc, gram_svc, fit = _fastest(
-            lambda: SVC(C=C, kernel="rbf", gamma=gamma, tol=LIBSVM_TOL).fit(Xp, yp),
-            lambda: SVC(C=C, kernel="precomputed", tol=LIBSVM_TOL).fit(
-                rbf_kernel(Xp, gamma=gamma), yp
-            ),
+        proper, calibration = split.proper_index_, split.calibration_index_
+        fit_only, svc, fit = _fastest(
+            lambda: SVC(C=C, kernel="rbf", gamma=gamma, tol=LIBSVM_TOL).fit(X[proper], y[proper]),
+            lambda: _svc_split(X, y, proper, calibration, gamma),
             lambda: SplitConformalSVM(kernel="rbf", C=C, gamma=gamma, seed=0).fit(X, y),
         )
+        worst = max(worst, fit / svc)
         print(
-            f"\nsplit conformal, {yp.size} proper rows: SVC.fit {svc * 1e3:.1f} ms, kernel + "
-            f"SVC {gram_svc * 1e3:.1f} ms, SplitConformalSVM.fit {fit * 1e3:.1f} ms = "
-            f"{fit / svc:.2f}x SVC.fit, {fit / gram_svc:.2f}x kernel + SVC",
+            f"\nsplit conformal, {proper.size} proper rows: SVC fit {fit_only * 1e3:.1f} ms, "
+            f"+ calibration scores {svc * 1e3:.1f} ms; SplitConformalSVM.fit {fit * 1e3:.1f} ms"
+            f" = {fit / svc:.2f}x ({fit / fit_only:.2f}x the fit alone)",
             end="",
         )
     X, y = _satellite(1500)
     gamma = 1.0 / X.shape[1]
-    folds = np.arange(len(y)) % 5
-    svcs, cross = _fastest(
+    cross = CrossConformalSVM(kernel="rbf", C=C, gamma=gamma, n_folds=5, seed=0).fit(X, y)
+    folds = cross.fold_
+    svcs, fit = _fastest(
         lambda: [
-            SVC(C=C, kernel="rbf", gamma=gamma, tol=LIBSVM_TOL).fit(X[folds != k], y[folds != k])
-            for k in range(5)
+            _svc_split(X, y, folds != k, folds == k, gamma) for k in range(cross.n_folds)
         ],
         lambda: CrossConformalSVM(kernel="rbf", C=C, gamma=gamma, n_folds=5, seed=0).fit(X, y),
     )
+    worst = max(worst, fit / svcs)
     print(
-        f"\ncross-conformal, 5 folds of 1500 rows: 5 SVC fits {svcs * 1e3:.1f} ms, "
-        f"CrossConformalSVM.fit {cross * 1e3:.1f} ms = {cross / svcs:.2f}x"
+        f"\ncross-conformal, 5 folds of 1500 rows: 5 SVC fits and fold scores {svcs * 1e3:.1f} ms,"
+        f" CrossConformalSVM.fit {fit * 1e3:.1f} ms = {fit / svcs:.2f}x"
     )
+    assert worst <= 1.5

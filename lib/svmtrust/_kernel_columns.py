@@ -1,0 +1,119 @@
+"""The SVM fitted from the data, with kernel values only where its optimum needs them.
+
+:func:`svmtrust.svm.fit_svm` takes a Gram matrix: ``n^2`` kernel values before the solver
+starts, where libsvm computing its own kernel (``SVC(kernel="rbf")``) visits the columns of
+the examples it moves and keeps a cache of them. For the RBF kernel of
+:mod:`svmtrust.kernels`, which libsvm computes with the same formula, :func:`fit_from_data`
+lets libsvm find the support vectors ``S`` from the data, then computes the kernel's columns
+``K[:, S]`` (``n |S|`` values, by this library's kernel) and makes the answer exact on them
+with the one bordered solve of :func:`svmtrust.svm.fit_svm`'s fast route: the free multipliers
+solved from the KKT conditions, every KKT condition checked on all ``n`` examples, and the
+tests that the optimum is the only one (``svm._unique_optimum``). When they pass, the result is
+the optimum :func:`~svmtrust.svm.fit_svm` returns (the only one, to rounding); when they do not
+(an optimum that is not unique: copies on the margin, conflicting copies; libsvm short of the
+accuracy; a box so small or so large that ``fit_svm`` solves it another way), the whole Gram
+matrix is computed and ``fit_svm`` solves the problem as always, so the canonical optimum is
+returned either way.
+
+Used by the split and cross-conformal machines (:mod:`svmtrust.split_conformal`), whose SVMs
+are trained once and then only score new examples, against the support vectors' columns. A
+private module: its functions trust their arguments, checked at the machines' door.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import svm
+from .kernels import rbf_kernel
+
+
+
+def _libsvm_kernel(kernel) -> dict | None:
+    """libsvm's settings for ``kernel`` when libsvm computes it itself with the same formula:
+    the RBF kernel :func:`svmtrust.kernels.rbf_kernel` (as named by
+    :func:`svmtrust.kernels.named_kernel`, or as the function with its default ``gamma``);
+    ``None`` for any other kernel."""
+    if kernel is rbf_kernel:
+        return {"kernel": "rbf", "gamma": 1.0}
+    if isinstance(kernel, functools.partial) and kernel.func is rbf_kernel and not kernel.args:
+        if set(kernel.keywords) <= {"gamma"}:
+            return {"kernel": "rbf", "gamma": float(kernel.keywords.get("gamma", 1.0))}
+    return None
+
+
+def libsvm_computes(kernel) -> bool:
+    """Whether :func:`fit_from_data` can let libsvm compute ``kernel`` (the RBF kernel of
+    :mod:`svmtrust.kernels`)."""
+    return _libsvm_kernel(kernel) is not None
+
+
+def fit_from_data(X, labels, C, kernel, gram) -> list[svm.SVMSolution]:
+    """The canonical optima of SVMs on the data ``X``, computing ``K[:, S]`` only when it can.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The training data, checked by the caller (finite float64).
+    labels : list of ndarray of shape (n,)
+        One problem per entry: labels in {-1, +1}, both present (the caller's; the problems of
+        :mod:`svmtrust.one_vs_rest`).
+    C : float
+        The box, checked by the caller.
+    kernel : callable
+        ``kernel(A, B)``; the route through libsvm's own kernel is taken for the RBF kernel of
+        :mod:`svmtrust.kernels` (:func:`libsvm_computes`) and a box ``1 / n < C <=``
+        :data:`svmtrust.svm.LARGE_BOX` (at ``C <= 1 / n`` ``fit_svm`` takes its closed form for
+        a small box, above ``LARGE_BOX`` its hard margin within the box).
+    gram : callable
+        ``gram()`` returns the Gram matrix ``kernel(X)``, checked: called only when the whole
+        matrix is needed, and then by every problem that needs it (cache it).
+
+    Returns
+    -------
+    list of SVMSolution
+        For each problem the optimum ``fit_svm(gram(), y, C, "libsvm")`` returns: to rounding
+        where it is unique (the multipliers of libsvm's run on its own kernel made exact on
+        this library's kernel), with the same bits where it is not (``fit_svm`` itself).
+    """
+    settings = _libsvm_kernel(kernel)
+    n = X.shape[0]
+    if settings is None or not (1.0 / n < C <= svm.LARGE_BOX):
+        return [_with_gram(gram, y, C) for y in labels]
+    starts = []
+    for y in labels:
+        alpha, status, n_iter = svm._libsvm_box(X, y, C, None, 1.0, settings)
+        starts.append(None if alpha is None else svm._start(y, C, alpha, status, "libsvm", n_iter))
+    support = np.unique(np.concatenate([s.support for s in starts if s is not None] + [[]]))
+    support = support.astype(int)
+    columns = kernel(X, X[support])
+    position = np.full(n, -1)
+    position[support] = np.arange(support.size)
+    columns[support, position[support]] = 1.0  # k(x, x) = 1, as on the Gram matrix's diagonal
+    return [
+        _certified(start, columns, position) or _with_gram(gram, labels[k], C)
+        for k, start in enumerate(starts)
+    ]
+
+
+def _certified(start, columns, position) -> svm.SVMSolution | None:
+    """libsvm's answer ``start`` made exact on the kernel's ``columns`` of the support vectors
+    (their positions ``position``), if it is the only optimum (``svm._unique_given``); ``None``
+    when libsvm failed, found no support vector, or the tests fail."""
+    if start is None or start.support.size == 0:
+        return None
+    return svm._unique_given(
+        start,
+        columns[:, position[start.support]] @ start.coef[start.support],
+        np.ones(start.y.size),
+        lambda rows: columns[np.ix_(rows, position[rows])],
+        lambda rows, coef: columns[:, position[rows]] @ coef,
+    )
+
+
+def _with_gram(gram, y, C) -> svm.SVMSolution:
+    """``fit_svm`` on the whole Gram matrix: the route of every problem the columns cannot
+    settle."""
+    return svm.fit_svm(gram(), y, C, "libsvm", check_input=False)

@@ -1,0 +1,180 @@
+"""Differential test of the split and cross-conformal machines' fit from the data
+(``svmtrust._kernel_columns.fit_from_data``): libsvm on its own RBF kernel, made exact on the
+support vectors' columns, against ``fit_svm`` on the whole Gram matrix (itself checked against
+Clarabel in test_svm.py), and against ``fit_svm`` with Clarabel directly.
+
+The problems are generated to hold the structures where a fit can go wrong: copies of an
+example with its label and with the other label, points of an integer grid (equal distances
+everywhere, margin sets that are not affinely independent), features in {-1, 0, 1} with many
+repeats (the votes data), a box so small that no multiplier is free, boxes from 1 to 1e4 (past
+``LARGE_BOX``, where the Gram matrix is always used), widths from near-diagonal kernels to
+near-constant ones, and three or four classes (one SVM per class, sharing the columns).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from svmtrust import _kernel_columns
+from svmtrust.kernels import rbf_kernel
+from svmtrust.one_vs_rest import problem_signs, problems
+from svmtrust.split_conformal import NEAR_TOL, CrossConformalSVM, SplitConformalSVM
+from svmtrust.svm import fit_svm
+
+STRUCTURES = ("gaussian", "copies", "conflicting", "grid", "votes", "no_free", "large_C", "classes")
+SEEDS = range(12)
+
+
+def generated(structure: str, seed: int):
+    """``(X, codes, n_classes, C, gamma)`` of one generated problem of ``structure``."""
+    rng = np.random.default_rng([seed, STRUCTURES.index(structure)])
+    n, d = int(rng.integers(30, 110)), int(rng.integers(2, 6))
+    n_classes = int(rng.integers(3, 5)) if structure == "classes" else 2
+    codes = rng.integers(n_classes, size=n)
+    codes[:n_classes] = np.arange(n_classes)
+    X = rng.normal(size=(n, d)) + 1.5 * codes[:, None] * (np.arange(d) == 0)
+    if structure == "grid":
+        X = rng.integers(0, 3, size=(n, d)).astype(float)
+    if structure == "votes":
+        X = rng.choice([-1.0, 0.0, 1.0], size=(n, d + 6), p=[0.45, 0.1, 0.45])
+        X[codes == 1, :2] = np.abs(X[codes == 1, :2])
+    if structure in ("copies", "conflicting", "votes"):
+        rows = rng.choice(n, n // 4, replace=False)
+        X = np.vstack([X, X[rows]])
+        flip = (1 - codes[rows]) if structure == "conflicting" else codes[rows]
+        codes = np.r_[codes, flip]
+    C = float(10.0 ** rng.uniform(0, 2))
+    if structure == "no_free":
+        C = 1.5 / len(codes)
+    if structure == "large_C":
+        C = float(rng.choice([1e2, 1e3, 1e4]))
+    gamma = float(10.0 ** rng.uniform(-2, 1)) / d
+    return X, codes, n_classes, C, gamma
+
+
+def _problem_labels(codes, n_classes):
+    return [problem_signs(codes, c, n_classes) for c in problems(n_classes)]
+
+
+@pytest.fixture(scope="module")
+def compared():
+    """Every generated problem's SVMs both ways, and which way each fit from the data went."""
+    results, routes = [], {"columns": 0, "gram": 0}
+    for structure in STRUCTURES:
+        for seed in SEEDS:
+            X, codes, n_classes, C, gamma = generated(structure, seed)
+            kernel = functools.partial(rbf_kernel, gamma=gamma)
+            gram_calls = []
+
+            def gram(X=X, kernel=kernel, calls=gram_calls):
+                calls.append(1)
+                return kernel(X)
+
+            labels = _problem_labels(codes, n_classes)
+            fast = _kernel_columns.fit_from_data(X, labels, C, kernel, functools.cache(gram))
+            reference = [fit_svm(kernel(X), y, C, "libsvm") for y in labels]
+            results.append((structure, seed, X, labels, C, kernel, fast, reference))
+            went_gram = len(gram_calls) > 0
+            routes["gram" if went_gram else "columns"] += 1
+    return results, routes
+
+
+def test_same_optimum_as_fit_svm_on_the_gram_matrix(compared):
+    results, routes = compared
+    compared_svms = 0
+    for structure, seed, _, _, C, _, fast, reference in results:
+        for got, want in zip(fast, reference, strict=True):
+            where = (structure, seed)
+            assert got.exact == want.exact, where
+            for field in ("support", "free", "bounded", "on_margin"):
+                np.testing.assert_array_equal(getattr(got, field), getattr(want, field), where)
+            scale = max(1.0, float(np.max(want.alpha)))
+            np.testing.assert_allclose(got.alpha, want.alpha, rtol=0, atol=1e-9 * scale)
+            assert got.b == pytest.approx(want.b, abs=1e-9), where
+            assert got.objective == pytest.approx(want.objective, rel=1e-10, abs=1e-12), where
+            compared_svms += 1
+    # 96 problems, 122 SVMs; both ways taken often (counts of this generation, fixed seeds)
+    assert len(results) == len(STRUCTURES) * len(SEEDS) and compared_svms > len(results)
+    assert routes["columns"] >= 40 and routes["gram"] >= 15, routes
+
+
+def test_where_the_gram_matrix_is_used_the_bits_are_fit_svms(compared):
+    """A problem the columns do not settle goes to ``fit_svm`` itself: the same bits."""
+    results, _ = compared
+    for _, _, X, labels, C, kernel, fast, reference in results:
+        for y, got, want in zip(labels, fast, reference):
+            if not got.exact or got.free.size != got.on_margin.size:
+                np.testing.assert_array_equal(got.alpha, want.alpha)
+
+
+def test_same_optimum_as_clarabel(compared):
+    """Against the other solver, on a third of the problems (Clarabel takes longer)."""
+    results, _ = compared
+    for structure, seed, X, labels, C, kernel, fast, _ in results[::3]:
+        for y, got in zip(labels, fast):
+            exact = fit_svm(kernel(X), y, C, "cvxpy")
+            scale = max(1.0, float(np.max(exact.alpha)))
+            np.testing.assert_allclose(
+                got.alpha, exact.alpha, rtol=0, atol=1e-6 * scale, err_msg=str((structure, seed))
+            )
+
+
+def _two_ways(structure, seed, make):
+    """A machine fitted with the RBF kernel libsvm computes and with the same kernel as a
+    callable it does not know (the Gram matrix's route), and test examples: five copies of
+    training examples, then five new ones."""
+    X, codes, n_classes, C, gamma = generated(structure, seed)
+    known = functools.partial(rbf_kernel, gamma=gamma)
+
+    def unknown(A, B=None):
+        return rbf_kernel(A, B, gamma=gamma)
+
+    test = np.vstack([X[:5], np.random.default_rng(seed).normal(size=(5, X.shape[1]))])
+    return make(known, C, seed).fit(X, codes), make(unknown, C, seed).fit(X, codes), test
+
+
+@pytest.mark.parametrize("structure", ["copies", "conflicting", "classes", "gaussian"])
+def test_split_conformal_p_values_of_the_gram_route(structure):
+    """The same calibration scores to rounding, and the same p-values except where rounding
+    decides a tie: a test example that copies a training example on the margin scores
+    ``-1 / ||w||`` exactly, as does a calibration example copying another one, and the two
+    routes round them differently. Such a p-value may move by the count of calibration scores
+    within ``NEAR_TOL`` of the test score, over ``q + 1``, and by no more."""
+    for seed in range(4):
+        fast, slow, test = _two_ways(
+            structure,
+            seed,
+            lambda k, C, seed: SplitConformalSVM(kernel=k, C=C, seed=seed, calibration_size=0.4),
+        )
+        cal = fast.calibration_scores_
+        np.testing.assert_allclose(cal, slow.calibration_scores_, rtol=1e-9, atol=1e-12)
+        scores = fast.test_scores(test)
+        gap = NEAR_TOL * np.max(np.abs(cal))
+        near = np.sum(np.abs(scores[:, :, None] - cal[None, None, :]) <= gap, axis=2)
+        difference = np.abs(fast.predict_p(test) - slow.predict_p(test)) * (cal.size + 1)
+        assert np.all(difference <= near + 1e-9), (seed, difference, near)
+        assert np.all(difference[5:] == 0)  # new examples: no tie to decide
+
+
+@pytest.mark.parametrize("structure", ["copies", "conflicting", "classes", "gaussian"])
+def test_cross_conformal_p_values_of_the_gram_route(structure):
+    """As for split conformal: calibration scores to rounding, new examples' p-values equal."""
+    for seed in range(4):
+        fast, slow, test = _two_ways(
+            structure,
+            seed,
+            lambda k, C, seed: CrossConformalSVM(kernel=k, C=C, seed=seed, n_folds=3),
+        )
+        np.testing.assert_allclose(
+            fast.calibration_scores_, slow.calibration_scores_, rtol=1e-9, atol=1e-12
+        )
+        np.testing.assert_array_equal(fast.predict_p(test[5:]), slow.predict_p(test[5:]))
+
+
+def test_only_the_rbf_kernel_goes_to_libsvm():
+    assert _kernel_columns.libsvm_computes(rbf_kernel)
+    assert _kernel_columns.libsvm_computes(functools.partial(rbf_kernel, gamma=0.3))
+    assert not _kernel_columns.libsvm_computes(functools.partial(rbf_kernel, None, gamma=0.3))
+    assert not _kernel_columns.libsvm_computes(lambda A, B=None: rbf_kernel(A, B))
