@@ -60,32 +60,36 @@ def _problem_labels(codes, n_classes):
 
 @pytest.fixture(scope="module")
 def compared():
-    """Every generated problem's SVMs both ways, and which way each fit from the data went."""
-    results, routes = [], {"columns": 0, "gram": 0}
-    for structure in STRUCTURES:
-        for seed in SEEDS:
-            X, codes, n_classes, C, gamma = generated(structure, seed)
-            kernel = functools.partial(rbf_kernel, gamma=gamma)
-            gram_calls = []
+    """Every generated problem's SVMs both ways, and for each SVM whether the fit from the data
+    took the whole Gram matrix (``_kernel_columns._with_gram``, spied on)."""
+    results = []
+    with pytest.MonkeyPatch.context() as patch:
+        original, gram_route = _kernel_columns._with_gram, []
 
-            def gram(X=X, kernel=kernel, calls=gram_calls):
-                calls.append(1)
-                return kernel(X)
+        def spy(gram, y, C):
+            gram_route.append(y)
+            return original(gram, y, C)
 
-            labels = _problem_labels(codes, n_classes)
-            fast = _kernel_columns.fit_from_data(X, labels, C, kernel, functools.cache(gram))
-            reference = [fit_svm(kernel(X), y, C, "libsvm") for y in labels]
-            results.append((structure, seed, X, labels, C, kernel, fast, reference))
-            went_gram = len(gram_calls) > 0
-            routes["gram" if went_gram else "columns"] += 1
-    return results, routes
+        patch.setattr(_kernel_columns, "_with_gram", spy)
+        for structure in STRUCTURES:
+            for seed in SEEDS:
+                X, codes, n_classes, C, gamma = generated(structure, seed)
+                kernel = functools.partial(rbf_kernel, gamma=gamma)
+                labels = _problem_labels(codes, n_classes)
+                gram_route.clear()
+                fast = _kernel_columns.fit_from_data(
+                    X, labels, C, kernel, functools.cache(lambda X=X, k=kernel: k(X))
+                )
+                took_gram = [any(y is other for other in gram_route) for y in labels]
+                reference = [fit_svm(kernel(X), y, C, "libsvm") for y in labels]
+                results.append((structure, seed, X, labels, C, kernel, fast, reference, took_gram))
+    return results
 
 
 def test_same_optimum_as_fit_svm_on_the_gram_matrix(compared):
-    results, routes = compared
-    compared_svms = 0
-    for structure, seed, _, _, C, _, fast, reference in results:
-        for got, want in zip(fast, reference, strict=True):
+    svms, routes = 0, {"columns": 0, "gram": 0}
+    for structure, seed, *_, fast, reference, took_gram in compared:
+        for got, want, gram in zip(fast, reference, took_gram, strict=True):
             where = (structure, seed)
             assert got.exact == want.exact, where
             for field in ("support", "free", "bounded", "on_margin"):
@@ -94,25 +98,18 @@ def test_same_optimum_as_fit_svm_on_the_gram_matrix(compared):
             np.testing.assert_allclose(got.alpha, want.alpha, rtol=0, atol=1e-9 * scale)
             assert got.b == pytest.approx(want.b, abs=1e-9), where
             assert got.objective == pytest.approx(want.objective, rel=1e-10, abs=1e-12), where
-            compared_svms += 1
-    # 96 problems, 122 SVMs; both ways taken often (counts of this generation, fixed seeds)
-    assert len(results) == len(STRUCTURES) * len(SEEDS) and compared_svms > len(results)
-    assert routes["columns"] >= 40 and routes["gram"] >= 15, routes
-
-
-def test_where_the_gram_matrix_is_used_the_bits_are_fit_svms(compared):
-    """A problem the columns do not settle goes to ``fit_svm`` itself: the same bits."""
-    results, _ = compared
-    for _, _, X, labels, C, kernel, fast, reference in results:
-        for y, got, want in zip(labels, fast, reference):
-            if not got.exact or got.free.size != got.on_margin.size:
+            if gram:  # not settled on the columns: fit_svm itself, the same bits
                 np.testing.assert_array_equal(got.alpha, want.alpha)
+            svms += 1
+            routes["gram" if gram else "columns"] += 1
+    # 96 problems, 128 SVMs: 92 settled on the columns, 36 on the Gram matrix (fixed seeds)
+    assert len(compared) == len(STRUCTURES) * len(SEEDS) and svms > len(compared)
+    assert routes["columns"] >= 40 and routes["gram"] >= 15, routes
 
 
 def test_same_optimum_as_clarabel(compared):
     """Against the other solver, on a third of the problems (Clarabel takes longer)."""
-    results, _ = compared
-    for structure, seed, X, labels, C, kernel, fast, _ in results[::3]:
+    for structure, seed, X, labels, C, kernel, fast, *_ in compared[::3]:
         for y, got in zip(labels, fast):
             exact = fit_svm(kernel(X), y, C, "cvxpy")
             scale = max(1.0, float(np.max(exact.alpha)))

@@ -30,7 +30,6 @@ from . import svm
 from .kernels import rbf_kernel
 
 
-
 def _libsvm_kernel(kernel) -> dict | None:
     """libsvm's settings for ``kernel`` when libsvm computes it itself with the same formula:
     the RBF kernel :func:`svmtrust.kernels.rbf_kernel` (as named by

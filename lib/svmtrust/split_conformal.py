@@ -49,8 +49,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
-from .conformal import ClassLeftOut, calibration_count
 from ._kernel_columns import fit_from_data, libsvm_computes
+from .conformal import ClassLeftOut, calibration_count
 from .kernels import named_kernel, rbf_kernel, rows_alone
 from .one_vs_rest import (
     fit_one_vs_rest,

@@ -135,9 +135,7 @@ def test_conformal_machines_within_one_and_a_half_svc_fits():
     cross = CrossConformalSVM(kernel="rbf", C=C, gamma=gamma, n_folds=5, seed=0).fit(X, y)
     folds = cross.fold_
     svcs, fit = _fastest(
-        lambda: [
-            _svc_split(X, y, folds != k, folds == k, gamma) for k in range(cross.n_folds)
-        ],
+        lambda: [_svc_split(X, y, folds != k, folds == k, gamma) for k in range(cross.n_folds)],
         lambda: CrossConformalSVM(kernel="rbf", C=C, gamma=gamma, n_folds=5, seed=0).fit(X, y),
     )
     worst = max(worst, fit / svcs)
