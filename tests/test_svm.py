@@ -1,10 +1,12 @@
 """The exact dual QP (cvxpy) against libsvm, and against the KKT conditions themselves."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.svm import SVC
 from svmtrust import optimal_face, svm
-from svmtrust.kernels import linear_kernel
+from svmtrust.kernels import linear_kernel, rbf_kernel
 from svmtrust.qp import kernel_factor
 from svmtrust.svm import (
     SUPPORT_TOL,
@@ -350,3 +352,52 @@ def test_accurate_run_where_it_converges_reachable_run_where_it_cycles():
     K, y, C = degenerate_problem(0)
     again = SVC(C=C, kernel="precomputed", tol=svm.LIBSVM_REACHABLE_TOL * max(1.0, C)).fit(K, y)
     assert fit_svm(K, y, C, "libsvm").n_iter == svm.LIBSVM_ACCURATE_ITER * len(y) + again.n_iter_[0]
+
+
+def _large_box_problem(structure: str, seed: int):
+    """``(K, y, C)`` with a box above ``LARGE_BOX``: overlapping classes (multipliers at C
+    inside the margin), separated classes (a hard-margin optimum within the box), copies and
+    conflicting copies, linear and RBF kernels."""
+    rng = np.random.default_rng([seed, len(structure)])
+    n, d = int(rng.integers(20, 60)), int(rng.integers(2, 5))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    shift = 3.0 if structure == "separated" else 0.5
+    X = rng.normal(size=(n, d)) + shift * y[:, None] * (np.arange(d) == 0)
+    if structure in ("copies", "conflicting"):
+        rows = rng.choice(n, n // 4, replace=False)
+        X, y = (
+            np.vstack([X, X[rows]]),
+            np.r_[y, -y[rows] if structure == "conflicting" else y[rows]],
+        )
+    C = float(10.0 ** rng.uniform(3.2, 6))
+    if seed % 2:
+        return linear_kernel(X), y, C
+    return rbf_kernel(X, gamma=float(10.0 ** rng.uniform(-2, 1)) / d), y, C
+
+
+def test_no_hard_margin_attempt_when_an_example_is_inside_the_margin(monkeypatch):
+    """``svm._inside_the_margin`` skips the hard-margin attempt of a large box only where it
+    cannot succeed: with and without the skip, the same bits on 24 generated problems, each
+    with both solvers; the skip is taken on many of them and not on the separated ones."""
+    solved = {}
+    for skip in (True, False):
+        if not skip:
+            monkeypatch.setattr(svm, "_inside_the_margin", lambda K, sol: False)
+        for structure in ("overlapping", "separated", "copies", "conflicting"):
+            for seed in range(6):
+                K, y, C = _large_box_problem(structure, seed)
+                for solver in ("libsvm", "cvxpy"):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", svm.InexactWarning)
+                        sol = fit_svm(K, y, C, solver)
+                    key = (structure, seed, solver)
+                    solved.setdefault(key, []).append(
+                        (sol, skip and svm._inside_the_margin(K, sol))
+                    )
+    skipped = {key for key, ((_, inside), _) in solved.items() if inside}
+    for key, ((with_skip, _), (without, _)) in solved.items():
+        np.testing.assert_array_equal(with_skip.alpha, without.alpha, err_msg=str(key))
+        assert with_skip.b == without.b and with_skip.solver == without.solver, key
+    assert len(skipped) >= 20, len(skipped)  # 28 of the 48 (fixed seeds)
+    assert not any(key[0] == "separated" for key in skipped)
