@@ -107,10 +107,10 @@ class _ProperSVM:
         set alone, score the calibration and test examples alike: any optimum would do
         (``canonical=False``, which skips the minimum-norm step where the optimum is not
         unique; where it is unique both are the same point and cost one bordered solve). The
-        canonical optimum is kept because p-values count ties: on duplicate-heavy data
-        (``votes``) another optimum moves scores of distinct examples that tie exactly under
-        the canonical one, and with them recorded p-values of the comparison chapter (four
-        values of its first votes trial: Cross p 0.465 -> 0.455, Hardoon p 0.40 -> 0.45).
+        canonical optimum is kept because p-values count ties, and on duplicate-heavy data
+        (``votes``) another optimum moves recorded p-values of the comparison chapter (in its
+        first votes trial, Split p 0.500 -> 0.529 and Split Mondrian p 0.357 -> 0.429 with
+        ``canonical=False``).
 
         With libsvm and the RBF kernel of :mod:`svmtrust.kernels`, libsvm computes the kernel
         itself and the Gram matrix is computed only for a problem whose optimum is not unique
