@@ -2,12 +2,18 @@
 
 These tests run after the book is built (``make html-check``, part of ``make test``); without a
 build they skip, unless REQUIRE_HTML=1 is set, when a missing build is a failure.
+
+``make html-check`` runs them on two pytest-xdist workers (``--dist loadgroup``), in two groups
+of about the same length (:func:`pytest_collection_modifyitems`): the layout measurements of
+every page in one Chromium (``test_layout.py``), and every other check in the other worker,
+where each page is parsed once for all the checks that read it (:func:`soup`).
 """
 
 import os
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 
 from .browser import INSTALL, Browser, find_chromium
 
@@ -45,3 +51,34 @@ def browser():
         pytest.skip(message)
     with Browser(executable) as chromium:
         yield chromium
+
+
+@pytest.fixture(scope="session")
+def soup():
+    """``soup(page)``: the page parsed (``html.parser``), once per session for every test that
+    reads it. The parsed page is shared: a test must not change it."""
+    parsed = {}
+
+    def parse(page: Path) -> BeautifulSoup:
+        key = Path(page).resolve()
+        if key not in parsed:
+            parsed[key] = BeautifulSoup(key.read_text(encoding="utf-8"), "html.parser")
+        return parsed[key]
+
+    return parse
+
+
+#: The test file whose checks form the first xdist group: the layout of every page measured in
+#: one Chromium (test_layout.py's fixture), about as long as all the other checks together.
+LAYOUT = "test_layout.py"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Two xdist groups for ``--dist loadgroup`` (``make html-check``): the layout checks, and
+    the others, which then share one parse of each page (:func:`soup`) and run beside the
+    layout measurements on the other worker."""
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.parent == here:
+            group = "layout" if item.path.name == LAYOUT else "other"
+            item.add_marker(pytest.mark.xdist_group(group))
