@@ -23,6 +23,7 @@ LATEX = ROOT / "_build" / "latex"
 NAME = "trusting-svm"
 
 sys.path.insert(0, str(ROOT / "tools"))
+import handout_tex  # noqa: E402
 import latex_log  # noqa: E402
 
 
@@ -313,3 +314,42 @@ def test_no_number_is_split_across_lines(pdf):
     ("0." at the end of one line, "\u21aa031" at the start of the next)."""
     found = split_numbers(_poppler("pdftotext", "-layout", pdf, "-"))
     assert not found, f"{len(found)} numbers split across lines: {found}"
+
+
+#: A book's LaTeX source in miniature, with the marks of book/_ext/latex_marks.py.
+_MARKED = (
+    "\\begin{titlepage}\n"
+    f"{handout_tex.HANDOUT_TITLE_MARK}{handout_tex.HANDOUT_TITLE}\n"
+    "\\end{titlepage}\n"
+    "\\begin{sphinxadmonition}{note}{Exercise 1.1}\nAsk.\n\\end{sphinxadmonition}\n"
+    f"\n{handout_tex.SOLUTION_BEGIN}\n"
+    "\\begin{sphinxadmonition}{note}{Solution to Exercise 1.1}\nAnswer.\n"
+    "\\end{sphinxadmonition}\n"
+    f"\n{handout_tex.SOLUTION_END}\n"
+    "After.\n"
+)
+
+
+def test_the_handout_source_cuts_every_marked_solution_and_nothing_else():
+    cut = handout_tex.handout(_MARKED)
+    assert cut == (
+        "\\begin{titlepage}\n"
+        f"{handout_tex.HANDOUT_TITLE}\n"
+        "\\end{titlepage}\n"
+        "\\begin{sphinxadmonition}{note}{Exercise 1.1}\nAsk.\n\\end{sphinxadmonition}\n"
+        "After.\n"
+    )
+    with pytest.raises(ValueError, match="do not pair up"):
+        handout_tex.handout(_MARKED.replace(handout_tex.SOLUTION_END, "%"))
+    with pytest.raises(ValueError, match="marks no solution"):
+        handout_tex.handout(_MARKED.split(f"\n{handout_tex.SOLUTION_BEGIN}")[0])
+    with pytest.raises(ValueError, match="handout title"):
+        handout_tex.handout(_MARKED.replace(handout_tex.HANDOUT_TITLE_MARK, ""))
+
+
+def test_the_handout_source_is_the_books_without_its_solutions(pdf, handout):
+    """The handout's LaTeX source is the book's with every solution cut (one mark pair per
+    solution of the chapters) and the handout's title page, the rest byte for byte."""
+    book = pdf.with_suffix(".tex").read_text(encoding="utf-8")
+    assert book.count(handout_tex.SOLUTION_BEGIN) == len(_blocks("solution"))
+    assert handout.with_suffix(".tex").read_text(encoding="utf-8") == handout_tex.handout(book)
