@@ -162,12 +162,12 @@ chapters-run: $(STAMP)
 	rm -rf _build
 	$(BIN)/python tools/run_chapters.py --jobs 2
 
-# Two workers, two groups of about the same length (--dist loadgroup, tests/html/conftest.py):
-# the layout checks of test_layout.py measure every page in one Chromium while every other check
-# runs in the other worker, which parses each page once for all of them.
+# Two workers, one test file each at a time (--dist loadfile), in the order tests/html/conftest.py
+# gives: the layout checks of test_layout.py measure every page in one Chromium while the other
+# files run in the other worker, which parses each page once for all of them.
 html-check: $(STAMP) browser
 	REQUIRE_HTML=1 REQUIRE_PDF=$(REQUIRE_PDF) $(BIN)/python -m pytest tests/html -q \
-		-p no:cacheprovider -n 2 --dist loadgroup --durations=5
+		-p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder --durations=5
 
 browser:
 	@[ -n "$${CHROMIUM:-}" ] || command -v chromium >/dev/null || tools/need_debian.sh $(BROWSER_DEBS)
