@@ -52,8 +52,8 @@ book: $(STAMP)
 	SVMTRUST_PROGRESS=0 $(JB)
 
 # The whole book through Jupyter Book's LaTeX builder (XeLaTeX), reusing the execution cache of
-# the HTML build (about 2.5 minutes of processor time after `make book`: about 70 s for Sphinx
-# to write the LaTeX source, as much for latexmk's XeLaTeX runs). tools/latex_log.py fails on an
+# the HTML build (about 2.5 minutes of processor time after `make book`: about 75 s for Sphinx
+# to write the LaTeX source, 65 s for latexmk's XeLaTeX runs). tools/latex_log.py fails on an
 # undefined reference or citation and on an overfull box over 20 pt. When the HTML book is
 # built, an incremental build then links the PDF from it (book/_ext/book_pdf.py copies it beside
 # the pages). SOLUTIONS=0 builds the handout for teaching instead, the same book without the
