@@ -23,7 +23,7 @@ TEX_DEBS := latexmk texlive-xetex texlive-latex-extra texlive-fonts-recommended 
 # What the HTML tests ask of the PDF: REQUIRE_PDF=1 (as in `make test`) fails when it is missing.
 REQUIRE_PDF ?= 0
 
-.PHONY: help venv book pdf latex latex-both latex-book latex-handout test chapters-run lint unit nbval book-clean chapters html-check browser tex bench \
+.PHONY: help venv book pdf latex latex-both latex-tex latex-book latex-handout test chapters-run lint unit nbval book-clean chapters html-check browser tex bench \
 	reproduce lab strip clean
 
 help:
@@ -52,50 +52,62 @@ book: $(STAMP)
 	SVMTRUST_PROGRESS=0 $(JB)
 
 # The whole book through Jupyter Book's LaTeX builder (XeLaTeX), reusing the execution cache of
-# the HTML build (about 2.5 minutes of processor time after `make book`). tools/latex_log.py fails
-# on an undefined reference or citation and on an overfull box over 20 pt. When the HTML book is
+# the HTML build (about 2.5 minutes of processor time after `make book`: about 75 s for Sphinx
+# to write the LaTeX source, 65 s for latexmk's XeLaTeX runs). tools/latex_log.py fails on an
+# undefined reference or citation and on an overfull box over 20 pt. When the HTML book is
 # built, an incremental build then links the PDF from it (book/_ext/book_pdf.py copies it beside
 # the pages). SOLUTIONS=0 builds the handout for teaching instead, the same book without the
-# solutions of the exercises, _build/latex/trusting-svm-handout.pdf (a LaTeX build of its own,
-# about 2 minutes of processor time); it leaves the HTML alone, and the next `make pdf` or
-# `make book` links it.
+# solutions of the exercises, _build/latex/trusting-svm-handout.pdf; it leaves the HTML alone,
+# and the next `make pdf` or `make book` links it.
 #
-# Each LaTeX build runs in a tree of its own, _build/pdf/book or _build/pdf/handout (its doctrees
-# and LaTeX files apart, the execution cache shared through a link), so that the two can run at
-# once on two cores (`make -j2 latex-both`, as `make test` does) and neither touches the HTML
-# build's doctrees (a LaTeX build there changes their configuration, and the next HTML build
-# would read every page again); the PDF, its log, LaTeX source and .aux are then copied into
-# _build/latex.
+# One Sphinx build writes the LaTeX source of both (`latex-tex`): the book's, in its own tree
+# _build/pdf/book (its doctrees apart, the execution cache shared through a link, so that it
+# never touches the HTML build's doctrees: a LaTeX build there changes their configuration, and
+# the next HTML build would read every page again), whose solutions are marked by comment lines;
+# then tools/handout_tex.py cuts the handout's source from it into _build/pdf/handout, with the
+# handout's title page. latexmk then makes each PDF in its own folder (`latex-book`,
+# `latex-handout`), the two at once on two cores with `make -j2 latex-both` (as `make test`
+# does); the PDF, its log, LaTeX source and .aux are then copied into _build/latex.
 SOLUTIONS ?= 1
 ifeq ($(filter $(SOLUTIONS),0 1),)
 $(error SOLUTIONS must be 1 (the book with the solutions) or 0 (the handout), not '$(SOLUTIONS)')
 endif
-LATEX_TREE := _build/pdf/$(if $(filter 0,$(SOLUTIONS)),handout,book)
-LATEX_DIR := $(LATEX_TREE)/_build/latex
-PDF_NAME := trusting-svm$(if $(filter 0,$(SOLUTIONS)),-handout).pdf
-PDF := _build/latex/$(PDF_NAME)
+LATEX_BOOK := _build/pdf/book/_build/latex
+LATEX_HANDOUT := _build/pdf/handout/_build/latex
 
 pdf: latex
 	if [ $(SOLUTIONS) = 1 ] && [ -d _build/html ]; then SVMTRUST_PROGRESS=0 $(JB); fi
 
-latex: $(STAMP) tex
-	rm -f $(PDF) $(LATEX_DIR)/$(PDF_NAME)
-	mkdir -p _build/.jupyter_cache $(LATEX_TREE)/_build _build/latex
-	ln -sfn ../../../.jupyter_cache $(LATEX_TREE)/_build/.jupyter_cache
-	SVMTRUST_SOLUTIONS=$(SOLUTIONS) SVMTRUST_PROGRESS=0 \
-		$(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex --path-output $(LATEX_TREE)
+# The PDF that SOLUTIONS names.
+latex: latex-$(if $(filter 0,$(SOLUTIONS)),handout,book)
+
+# The two PDFs (at once with `make -j2 latex-both`).
+latex-both: latex-book latex-handout
+
+# The LaTeX source of the book (one Sphinx build) and the handout's, cut from it.
+latex-tex: $(STAMP) tex
+	mkdir -p _build/.jupyter_cache _build/pdf/book/_build _build/latex
+	ln -sfn ../../../.jupyter_cache _build/pdf/book/_build/.jupyter_cache
+	SVMTRUST_PROGRESS=0 \
+		$(BIN)/jupyter-book build . -W -n --keep-going --builder latex --path-output _build/pdf/book
+	$(BIN)/python tools/handout_tex.py $(LATEX_BOOK)/trusting-svm.tex $(LATEX_HANDOUT)
+
+# A PDF from its LaTeX source: Sphinx's Makefile in the folder runs latexmk (XeLaTeX until the
+# references settle, as `jupyter-book build --builder pdflatex` does), then the log is checked.
+latex-book: LATEX_DIR := $(LATEX_BOOK)
+latex-book: PDF_NAME := trusting-svm.pdf
+latex-handout: LATEX_DIR := $(LATEX_HANDOUT)
+latex-handout: PDF_NAME := trusting-svm-handout.pdf
+latex-book latex-handout: latex-tex
+	rm -f _build/latex/$(PDF_NAME) $(LATEX_DIR)/$(PDF_NAME)
+	$(MAKE) -C $(LATEX_DIR) all-pdf
 	test -s $(LATEX_DIR)/$(PDF_NAME)
 	$(BIN)/python tools/latex_log.py $(LATEX_DIR)/$(PDF_NAME:.pdf=.log)
 	cp $(addprefix $(LATEX_DIR)/$(basename $(PDF_NAME)),.pdf .log .tex .aux) _build/latex/
 
-# The two LaTeX builds, the book's and the handout's (run at once with `make -j2 latex-both`).
-latex-both: latex-book latex-handout
-
-latex-book latex-handout:
-	$(MAKE) latex SOLUTIONS=$(if $(filter latex-handout,$@),0,1)
-
 # Each chapter runs once (`make chapters-run`), checked as nbval checks it; a build from scratch
-# renders that execution, while the two LaTeX builds read the same execution cache.
+# renders that execution while the one LaTeX build (the source of both PDFs) reads the same
+# execution cache, then latexmk makes the two PDFs at once.
 test: $(STAMP)
 	@date '+%T make test: lint'
 	$(MAKE) lint
@@ -150,11 +162,12 @@ chapters-run: $(STAMP)
 	rm -rf _build
 	$(BIN)/python tools/run_chapters.py --jobs 2
 
-# Two workers, one test file each at a time (--dist loadfile): the layout checks of
-# test_layout.py measure every chapter in one Chromium while the other files run in another.
+# Two workers, one test file each at a time (--dist loadfile), in the order tests/html/conftest.py
+# gives: the layout checks of test_layout.py measure every page in one Chromium while the other
+# files run in the other worker, which parses each page once for all of them.
 html-check: $(STAMP) browser
 	REQUIRE_HTML=1 REQUIRE_PDF=$(REQUIRE_PDF) $(BIN)/python -m pytest tests/html -q \
-		-p no:cacheprovider -n 2 --dist loadfile --durations=5
+		-p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder --durations=5
 
 browser:
 	@[ -n "$${CHROMIUM:-}" ] || command -v chromium >/dev/null || tools/need_debian.sh $(BROWSER_DEBS)

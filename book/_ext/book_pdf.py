@@ -8,14 +8,15 @@
   to build it, so that no link of the HTML book points to a missing file; in the PDF itself it
   says nothing. A page holding the directive is rebuilt whenever the PDF appears, changes or
   goes, so an incremental HTML build after ``make pdf`` links it.
-- The handout: with ``SVMTRUST_SOLUTIONS=0`` in the environment (``make pdf SOLUTIONS=0``) the
-  LaTeX build writes ``NAME-handout.tex`` instead, the same book without the solutions of the
-  exercises, and says so on its title page. sphinx-exercise's own switch, ``hide_solutions``,
-  is not used: it drops a ``{solution}`` block but leaves in the page the cells between
-  ``solution-start`` and ``solution-end`` (its ``solution-start`` returns nothing, so the
-  merge that would gather them never happens). Here every solution, gated or not, is taken out
-  of the LaTeX document once sphinx-exercise has merged it (:class:`DropSolutions`); the HTML
-  pages and their doctrees keep them.
+- The handout (``make pdf SOLUTIONS=0``), the same book without the solutions of the exercises,
+  is cut from the book's LaTeX source by ``tools/handout_tex.py`` rather than built by Sphinx a
+  second time: here every solution, gated or not, is enclosed in the LaTeX between two comment
+  lines once sphinx-exercise has merged it (:class:`MarkSolutions`), and the title page holds
+  the handout's line commented out (``book/_ext/latex_marks.py``); the book's PDF is the same
+  as without the marks. sphinx-exercise's own switch, ``hide_solutions``, is not used: it drops
+  a ``{solution}`` block but leaves in the page the cells between ``solution-start`` and
+  ``solution-end`` (its ``solution-start`` returns nothing, so the merge that would gather them
+  never happens). The HTML pages and their doctrees keep every solution.
 - The PDF's metadata (``pdfinfo``): title, authors, and version, release and build commit as
   subject, from ``CITATION.cff`` and ``book/_ext/book_build.py``.
 - Proofs: sphinx-proof writes ``{prf:proof}`` as an admonition without a title, which LaTeX
@@ -25,13 +26,13 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
 
 from book_build import citation, sentence
 from docutils import nodes
+from latex_marks import HANDOUT_TITLE, HANDOUT_TITLE_MARK, SOLUTION_BEGIN, SOLUTION_END
 from page_tracking import PageTracker
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
@@ -47,28 +48,6 @@ class book_pdf(nodes.General, nodes.Element):  # noqa: N801 (docutils names node
 
 #: The suffix of the handout's file name: ``trusting-svm-handout.pdf``.
 HANDOUT = "-handout"
-
-
-def handout(environ=None) -> bool:
-    """Whether this LaTeX build is the handout: ``SVMTRUST_SOLUTIONS`` is ``0``.
-
-    Parameters
-    ----------
-    environ : mapping, optional
-        The environment; ``os.environ`` by default.
-
-    Raises
-    ------
-    ValueError
-        If ``SVMTRUST_SOLUTIONS`` is set to anything but ``0`` or ``1``.
-    """
-    value = (os.environ if environ is None else environ).get("SVMTRUST_SOLUTIONS", "1").strip()
-    if value not in ("0", "1"):
-        raise ValueError(
-            f"SVMTRUST_SOLUTIONS must be 1 (the book with solutions) or 0 (the handout "
-            f"without them), got {value!r}"
-        )
-    return value == "0"
 
 
 def bibtex_entry() -> str:
@@ -87,13 +66,12 @@ def _tex(text: str) -> str:
 
 def title_page(without_solutions: bool = False) -> str:
     """The LaTeX of the PDF's title page: title, authors, version, release date and build commit
-    (``CITATION.cff``, ``book/_ext/book_build.py``), and the BibTeX entry to cite the book with;
-    the handout (``without_solutions``) says that it leaves the solutions out."""
+    (``CITATION.cff``, ``book/_ext/book_build.py``), and the BibTeX entry to cite the book with.
+    The handout's (``without_solutions``) says that it leaves the solutions out; the book's holds
+    that line commented out, which ``tools/handout_tex.py`` uncomments."""
     cff = citation()
     authors = " and ".join(_tex(a.get("name") or a.get("family-names", "")) for a in cff["authors"])
-    kind = ""
-    if without_solutions:
-        kind = r"\vspace{1cm}{\large\itshape Handout: the exercises without their solutions\par}"
+    kind = HANDOUT_TITLE if without_solutions else HANDOUT_TITLE_MARK + HANDOUT_TITLE
     return rf"""
 \begin{{titlepage}}
 \centering
@@ -206,50 +184,38 @@ PROOF = r"""
 
 
 def configure(app, config):
-    """A4 paper, the book's own title page (the handout's when ``SVMTRUST_SOLUTIONS=0``), the
-    PDF's metadata, and no general index in the LaTeX build (the HTML book has none either: the
+    """A4 paper, the book's own title page (with the handout's line commented out), the PDF's
+    metadata, and no general index in the LaTeX build (the HTML book has none either: the
     book has no index entries, only the API's objects, whose long names do not fit its two
     columns)."""
     elements = dict(config.latex_elements or {})
     elements["papersize"] = "a4paper"
-    elements["maketitle"] = title_page(without_solutions=handout())
+    elements["maketitle"] = title_page()
     elements["printindex"] = ""
     elements["preamble"] = elements.get("preamble", "") + PREAMBLE + PROOF + metadata()
     config.latex_elements = elements
 
 
-def handout_target(app, env):
-    """In the handout build, write ``NAME-handout.tex`` in place of ``NAME.tex``.
-
-    Jupyter Book sets the LaTeX target after Sphinx has started (``_config.yml``'s
-    ``latex_documents``), so the name is changed once the pages are read (the LaTeX builder
-    emits no ``write-started``)."""
-    if app.builder.format != "latex" or not handout():
-        return []
-    documents = []
-    for entry in app.config.latex_documents:
-        entry = list(entry)
-        target = Path(entry[1])
-        if not target.stem.endswith(HANDOUT):
-            entry[1] = target.with_stem(target.stem + HANDOUT).name
-        documents.append(tuple(entry))
-    app.config.latex_documents = documents
-    return []
-
-
-class DropSolutions(SphinxPostTransform):
-    """The handout: every solution of an exercise leaves the LaTeX document (sphinx-exercise
-    has by then merged a ``solution-start``/``solution-end`` pair, cells included, into one
-    solution)."""
+class MarkSolutions(SphinxPostTransform):
+    """Every solution of an exercise between two comment lines of the LaTeX source
+    (``latex_marks.SOLUTION_BEGIN`` and ``SOLUTION_END``), from which ``tools/handout_tex.py``
+    cuts the handout. By then sphinx-exercise has merged a ``solution-start``/``solution-end``
+    pair, cells included, into one solution. A mark is a block of raw LaTeX, which the writer
+    sets between two line breaks of its own: the comment never swallows the end of the line
+    before it, and cutting from the break before one mark to the break after the other leaves
+    the source as it would be without the solution."""
 
     default_priority = 5
     formats = ("latex",)
 
     def run(self, **kwargs) -> None:
-        if not handout():
-            return
         for node in list(self.document.findall(solution_node)):
-            node.parent.remove(node)
+            node.parent.insert(
+                node.parent.index(node), nodes.raw("", SOLUTION_BEGIN, format="latex")
+            )
+            node.parent.insert(
+                node.parent.index(node) + 1, nodes.raw("", SOLUTION_END, format="latex")
+            )
 
 
 class RunInProofs(SphinxPostTransform):
@@ -354,8 +320,7 @@ def setup(app):
     app.add_node(book_pdf)
     app.add_directive("book-pdf", BookPdf)
     app.connect("config-inited", configure)
-    app.connect("env-updated", handout_target)
-    app.add_post_transform(DropSolutions)
+    app.add_post_transform(MarkSolutions)
     app.add_post_transform(RunInProofs)
     app.connect("builder-inited", number_like_the_html, priority=900)
     app.connect("env-get-updated", restore_depth, priority=900)

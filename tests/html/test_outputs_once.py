@@ -46,9 +46,8 @@ def repeated_outputs(texts: list[str]) -> list[str]:
     return found
 
 
-def page_repeats(page: Path) -> list[str]:
-    """The outputs printed twice in some cell of an HTML page."""
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+def page_repeats(soup: BeautifulSoup) -> list[str]:
+    """The outputs printed twice in some cell of a parsed HTML page."""
     found = []
     for cell in soup.select("div.cell"):
         texts = [pre.get_text() for pre in cell.select(".cell_output pre")]
@@ -77,8 +76,8 @@ def test_detector_sees_a_repeated_tail():
     assert repeated_outputs(["one\n", "one\n"]) == ["one"]
 
 
-def test_no_page_repeats_an_output(html_dir, pages):
-    found = {p.relative_to(html_dir).as_posix(): page_repeats(p) for p in pages}
+def test_no_page_repeats_an_output(html_dir, pages, soup):
+    found = {p.relative_to(html_dir).as_posix(): page_repeats(soup(p)) for p in pages}
     found = {name: hits[:3] for name, hits in found.items() if hits}
     assert not found, found
 
@@ -149,4 +148,4 @@ def test_a_cell_printed_in_pieces_shows_once(tmp_path):
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     shown = [pre.get_text() for pre in soup.select(".cell_output pre")]
     assert shown == ["first piece\nsecond piece\nthird piece\n"]
-    assert page_repeats(page) == []
+    assert page_repeats(soup) == []

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[2]
 LATEX = ROOT / "_build" / "latex"
 NAME = "trusting-svm"
 
 sys.path.insert(0, str(ROOT / "tools"))
+import handout_tex  # noqa: E402
 import latex_log  # noqa: E402
 
 
@@ -49,20 +49,16 @@ def handout() -> Path:
     return _built(LATEX / f"{NAME}-handout.pdf", "make pdf SOLUTIONS=0")
 
 
-def _soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-
-
 def test_the_pdf_name_is_the_latex_target():
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     assert config["latex"]["latex_documents"]["targetname"] == f"{NAME}.tex"
 
 
-def test_no_page_links_a_missing_pdf(html_dir, pages):
+def test_no_page_links_a_missing_pdf(html_dir, pages, soup):
     """With or without a PDF, every link to one resolves to a file of the HTML book."""
     dangling = []
     for page in pages:
-        for link in _soup(page).select("a[href$='.pdf']"):
+        for link in soup(page).select("a[href$='.pdf']"):
             if not (page.parent / link["href"]).resolve().is_file():
                 dangling.append(f"{page.name}: {link['href']}")
     assert not dangling, dangling
@@ -99,16 +95,17 @@ def test_a4_title_page_with_version_date_and_bibtex(pdf):
     assert bibtex.strip() in title_page
 
 
-def _html_numbers(html_dir: Path) -> dict[str, str]:
-    """Every numbered equation and statement of the chapters, by anchor: "(6.4)", "6.2"."""
+def _html_numbers(html_dir: Path, soup) -> dict[str, str]:
+    """Every numbered equation and statement of the chapters, by anchor: "(6.4)", "6.2"
+    (``soup``: the session's parser of pages)."""
     numbers = {}
     for page in sorted((html_dir / "book").glob("*.html")):
-        soup = _soup(page)
-        for math in soup.select("div.math[id^=equation-]"):
+        parsed = soup(page)
+        for math in parsed.select("div.math[id^=equation-]"):
             label = math.select_one(".eqno")
             if label is not None:
                 numbers[f"{page.stem}:{math['id']}"] = label.get_text().replace("#", "").strip()
-        for statement in soup.select("div.proof[id], div.admonition[id]"):
+        for statement in parsed.select("div.proof[id], div.admonition[id]"):
             title = statement.select_one(".admonition-title")
             found = re.search(r"\b(\d+\.\d+)\b", title.get_text()) if title else None
             if found:
@@ -116,14 +113,14 @@ def _html_numbers(html_dir: Path) -> dict[str, str]:
     return numbers
 
 
-def test_numbering_matches_the_html(pdf, html_dir):
+def test_numbering_matches_the_html(pdf, html_dir, soup):
     """Each equation and statement carries in the PDF the number it has in the HTML book:
     equations as LaTeX numbers them (the .aux file), statements and exercises as sphinx-proof
     and sphinx-exercise title them in the .tex."""
     aux = pdf.with_suffix(".aux").read_text(encoding="utf-8", errors="replace")
     tex = pdf.with_suffix(".tex").read_text(encoding="utf-8")
     labels = dict(re.findall(r"\\newlabel\{([^}]+)\}\{\{([^}]*)\}", aux))
-    html = _html_numbers(html_dir)
+    html = _html_numbers(html_dir, soup)
     assert sum(":equation-" in key for key in html) > 50, len(html)
     assert sum(":equation-" not in key for key in html) > 30, len(html)
     differ = {}
@@ -168,15 +165,15 @@ def _letters(text: str) -> str:
     return re.sub(r"[^a-z]", "", unicodedata.normalize("NFKC", text).lower())
 
 
-def _build_sentence(html_dir: Path) -> str:
+def _build_sentence(html_dir: Path, soup) -> str:
     """What the HTML introduction says about the build (``{book-build}``)."""
-    found = _soup(html_dir / "book" / "intro.html").select_one("p.book-build")
+    found = soup(html_dir / "book" / "intro.html").select_one("p.book-build")
     assert found is not None, "the introduction has no {book-build} sentence"
     return " ".join(found.get_text().split())
 
 
 @pytest.mark.parametrize("which", ["pdf", "handout"])
-def test_metadata_and_title_page_name_the_release_and_the_build(which, request, html_dir):
+def test_metadata_and_title_page_name_the_release_and_the_build(which, request, html_dir, soup):
     """pdfinfo gives the book's title and authors, and as subject the sentence the HTML
     introduction gives about this build (version, release, build commit); the title page
     carries the same sentence."""
@@ -185,7 +182,7 @@ def test_metadata_and_title_page_name_the_release_and_the_build(which, request, 
     info = _info(path)
     assert info["Title"] == cff["title"]
     assert info["Author"] == ", ".join(author["name"] for author in cff["authors"])
-    sentence = _build_sentence(html_dir)
+    sentence = _build_sentence(html_dir, soup)
     assert " ".join(info["Subject"].split()) == sentence
     assert f"version {cff['version']}, released {cff['date-released']}" in sentence
     assert re.search(r"commit [0-9a-f]{40}", sentence), sentence
@@ -317,3 +314,42 @@ def test_no_number_is_split_across_lines(pdf):
     ("0." at the end of one line, "\u21aa031" at the start of the next)."""
     found = split_numbers(_poppler("pdftotext", "-layout", pdf, "-"))
     assert not found, f"{len(found)} numbers split across lines: {found}"
+
+
+#: A book's LaTeX source in miniature, with the marks of book/_ext/latex_marks.py.
+_MARKED = (
+    "\\begin{titlepage}\n"
+    f"{handout_tex.HANDOUT_TITLE_MARK}{handout_tex.HANDOUT_TITLE}\n"
+    "\\end{titlepage}\n"
+    "\\begin{sphinxadmonition}{note}{Exercise 1.1}\nAsk.\n\\end{sphinxadmonition}\n"
+    f"\n{handout_tex.SOLUTION_BEGIN}\n"
+    "\\begin{sphinxadmonition}{note}{Solution to Exercise 1.1}\nAnswer.\n"
+    "\\end{sphinxadmonition}\n"
+    f"\n{handout_tex.SOLUTION_END}\n"
+    "After.\n"
+)
+
+
+def test_the_handout_source_cuts_every_marked_solution_and_nothing_else():
+    cut = handout_tex.handout(_MARKED)
+    assert cut == (
+        "\\begin{titlepage}\n"
+        f"{handout_tex.HANDOUT_TITLE}\n"
+        "\\end{titlepage}\n"
+        "\\begin{sphinxadmonition}{note}{Exercise 1.1}\nAsk.\n\\end{sphinxadmonition}\n"
+        "After.\n"
+    )
+    with pytest.raises(ValueError, match="do not pair up"):
+        handout_tex.handout(_MARKED.replace(handout_tex.SOLUTION_END, "%"))
+    with pytest.raises(ValueError, match="marks no solution"):
+        handout_tex.handout(_MARKED.split(f"\n{handout_tex.SOLUTION_BEGIN}")[0])
+    with pytest.raises(ValueError, match="handout title"):
+        handout_tex.handout(_MARKED.replace(handout_tex.HANDOUT_TITLE_MARK, ""))
+
+
+def test_the_handout_source_is_the_books_without_its_solutions(pdf, handout):
+    """The handout's LaTeX source is the book's with every solution cut (one mark pair per
+    solution of the chapters) and the handout's title page, the rest byte for byte."""
+    book = pdf.with_suffix(".tex").read_text(encoding="utf-8")
+    assert book.count(handout_tex.SOLUTION_BEGIN) == len(_blocks("solution"))
+    assert handout.with_suffix(".tex").read_text(encoding="utf-8") == handout_tex.handout(book)
