@@ -35,9 +35,10 @@ test example, :func:`svmtrust.conformal.p_values` with ``tau``), the draw shared
 machine of the trial.
 
 Stage ``"cost"``: on Satimage, for each training size of ``cost_sizes``, one training set and
-``cost_tests`` test examples; every machine's wall-clock time per test example (fit and
-prediction without smoothing together, divided by the number of test examples): one warm-up
-call, then the median of ``cost_repeats`` timed calls. :func:`fit_and_object_times` times the
+``cost_tests`` test examples; every machine's processor time per test example (fit and
+prediction without smoothing together, divided by the number of test examples; the worker's
+``time.process_time``, one BLAS thread, so that other jobs on the machine do not inflate it):
+one warm-up call, then the median of ``cost_repeats`` timed calls. :func:`fit_and_object_times` times the
 fit and the prediction apart, for the cost per test object as a function of the number of test
 objects one fit serves (:func:`cost_per_object`).
 
@@ -378,10 +379,10 @@ def evaluate(
         times = []
         for _ in range(repeats + (repeats > 1)):  # the first of several is the warm-up
             fresh = clone(model)
-            start = time.perf_counter()
+            start = time.process_time()
             retries = fit_machine(fresh, X[train], y[train])
             P, solves = _p_values(fresh, X[test], None)
-            times.append((time.perf_counter() - start) / len(test))
+            times.append((time.process_time() - start) / len(test))
         S, _ = _p_values(fresh, X[test], smoothing_seed)
         for j in range(len(test)):
             p = {
@@ -453,7 +454,7 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
         ``redraws``, ``data``, ``machine``, ``n_train``, ``test``, ``true``, ``n_classes``,
         ``p0`` ... ``p6`` (p-values, NaN beyond the data set's classes) and ``s0`` ... ``s6``
         (smoothed), both rounded to :data:`DECIMALS` decimals, ``seconds`` (per test example,
-        wall-clock; the cost stage's the median of its repeats), ``solves`` (augmented SVMs
+        the worker's processor time; the cost stage's the median of its repeats), ``solves`` (augmented SVMs
         solved per test example by the distance TCMs, NaN for the others), ``split_retries``.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
