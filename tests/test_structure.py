@@ -8,8 +8,9 @@ its own, so no import can close a circle):
    and ``progress``: the tools every method or comparison uses;
 2. ``optimal_face`` (the QP's optimal face) and ``efficiency`` (measures of prediction regions);
 3. ``svm``: the SVM dual, solved exactly and made canonical;
-4. ``rank_sum``, ``span``, ``discrepancy``, ``nonconformity_selection``, ``incremental_svm``, ``one_vs_rest`` and ``tcm_nn``'s
-   fast backend ``_tcm_nn_fast``: the ideas of one paper each, on the SVM;
+4. ``rank_sum``, ``span``, ``discrepancy``, ``nonconformity_selection``, ``incremental_svm``, ``one_vs_rest``, ``tcm_nn``'s
+   fast backend ``_tcm_nn_fast`` and the split machines' fit from the data ``_kernel_columns``:
+   the ideas of one paper each, on the SVM;
 5. the estimators ``transduction``, ``svm_distance``, ``split_conformal`` and ``tcm_nn``;
 6. ``experiments``: the chapters' protocols.
 
@@ -42,6 +43,7 @@ FLOORS = {
     "discrepancy": 4,
     "nonconformity_selection": 4,
     "_tcm_nn_fast": 4,
+    "_kernel_columns": 4,
     "incremental_svm": 4,
     "one_vs_rest": 4,
     "transduction": 5,
