@@ -175,3 +175,19 @@ def test_only_the_rbf_kernel_goes_to_libsvm():
     assert _kernel_columns.libsvm_computes(functools.partial(rbf_kernel, gamma=0.3))
     assert not _kernel_columns.libsvm_computes(functools.partial(rbf_kernel, None, gamma=0.3))
     assert not _kernel_columns.libsvm_computes(lambda A, B=None: rbf_kernel(A, B))
+
+
+def test_every_libsvm_run_failing_goes_to_the_gram_matrix(monkeypatch):
+    """With no support vector from libsvm (every run stopped at its limit) there are no
+    columns to compute: every problem is fitted on the Gram matrix, as fit_svm fits it."""
+    X, codes, n_classes, C, gamma = generated("classes", 0)
+    kernel = functools.partial(rbf_kernel, gamma=gamma)
+    labels = _problem_labels(codes, n_classes)
+    monkeypatch.setattr(
+        _kernel_columns.svm, "_libsvm_box", lambda *args: (None, "max_iter_reached", 7)
+    )
+    got = _kernel_columns.fit_from_data(X, labels, C, kernel, functools.cache(lambda: kernel(X)))
+    for y, sol in zip(labels, got, strict=True):  # fit_svm under the same failing libsvm
+        want = fit_svm(kernel(X), y, C, "libsvm")
+        assert sol.fallback == want.fallback == "max_iter_reached"
+        np.testing.assert_array_equal(sol.alpha, want.alpha)

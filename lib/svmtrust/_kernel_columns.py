@@ -22,12 +22,10 @@ private module: its functions trust their arguments, checked at the machines' do
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from . import svm
-from .kernels import rbf_kernel
+from .kernels import _base_and_options, rbf_kernel
 
 
 def _libsvm_kernel(kernel) -> dict | None:
@@ -35,12 +33,10 @@ def _libsvm_kernel(kernel) -> dict | None:
     the RBF kernel :func:`svmtrust.kernels.rbf_kernel` (as named by
     :func:`svmtrust.kernels.named_kernel`, or as the function with its default ``gamma``);
     ``None`` for any other kernel."""
-    if kernel is rbf_kernel:
-        return {"kernel": "rbf", "gamma": 1.0}
-    if isinstance(kernel, functools.partial) and kernel.func is rbf_kernel and not kernel.args:
-        if set(kernel.keywords) <= {"gamma"}:
-            return {"kernel": "rbf", "gamma": float(kernel.keywords.get("gamma", 1.0))}
-    return None
+    base, options = _base_and_options(kernel)
+    if base is not rbf_kernel or getattr(kernel, "args", ()) or set(options) - {"gamma"}:
+        return None
+    return {"kernel": "rbf", "gamma": float(options.get("gamma", 1.0))}
 
 
 def libsvm_computes(kernel) -> bool:
@@ -85,8 +81,10 @@ def fit_from_data(X, labels, C, kernel, gram) -> list[svm.SVMSolution]:
     for y in labels:
         alpha, status, n_iter = svm._libsvm_box(X, y, C, None, 1.0, settings)
         starts.append(None if alpha is None else svm._start(y, C, alpha, status, "libsvm", n_iter))
-    support = np.unique(np.concatenate([s.support for s in starts if s is not None] + [[]]))
-    support = support.astype(int)
+    supports = [start.support for start in starts if start is not None]
+    support = np.unique(np.concatenate(supports)) if supports else np.zeros(0, dtype=int)
+    if support.size == 0:  # libsvm failed, or w = 0 with no support vector: nothing to settle
+        return [_with_gram(gram, y, C) for y in labels]
     columns = kernel(X, X[support])
     position = np.full(n, -1)
     position[support] = np.arange(support.size)

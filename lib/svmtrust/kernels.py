@@ -131,8 +131,7 @@ def rows_alone(kernel, X, Z) -> np.ndarray:
         a finite block of shape ``(1, n)`` for a row (:func:`svmtrust.validation.kernel_block`).
     """
     X, Z = _pair(X, Z)
-    base = kernel.func if isinstance(kernel, functools.partial) else kernel
-    options = kernel.keywords if isinstance(kernel, functools.partial) else {}
+    base, options = _base_and_options(kernel)
     if base is linear_kernel:
         return _finite(_row_products(X, Z), "inner products")
     if base is _inhomogeneous_polynomial:
@@ -141,6 +140,14 @@ def rows_alone(kernel, X, Z) -> np.ndarray:
     if base is rbf_kernel:
         return _gaussian(_row_squared_distances(X, Z), options.get("gamma", 1.0))
     return np.vstack([kernel_block(kernel, X[i : i + 1], Z) for i in range(X.shape[0])])
+
+
+def _base_and_options(kernel):
+    """``(function, keywords)`` of a kernel: a ``functools.partial`` unwrapped (its positional
+    arguments, if any, are the caller's to refuse), any other callable with no keywords."""
+    if isinstance(kernel, functools.partial):
+        return kernel.func, kernel.keywords
+    return kernel, {}
 
 
 def _row_squared_distances(X, Z):

@@ -119,7 +119,10 @@ def scaled_decisions(solutions, K_rows, alone=False, columns=None) -> np.ndarray
     K_rows = check_array(K_rows, "K_rows", ndim=2)
     if not isinstance(solutions, (list, tuple)) or not solutions:
         raise ValueError(f"solutions: expected a non-empty list of SVMSolution, got {solutions!r}")
-    n = K_rows.shape[1] if columns is None else np.shape(getattr(solutions[0], "alpha", ()))[0]
+    if columns is None:
+        n = K_rows.shape[1]
+    else:  # the training examples are the first SVM's (checked below like every other)
+        n = solutions[0].alpha.shape[0] if isinstance(solutions[0], SVMSolution) else 0
     solutions = [check_solution(s, n, name="solutions") for s in solutions]
     if columns is None:
         columns = slice(None)
