@@ -20,14 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
 from latex_marks import (  # noqa: E402
+    HANDOUT_SUFFIX,
     HANDOUT_TITLE,
     HANDOUT_TITLE_MARK,
     SOLUTION_BEGIN,
     SOLUTION_END,
 )
-
-#: The suffix of the handout's file name: ``trusting-svm-handout.tex``.
-SUFFIX = "-handout"
 
 #: A marked solution with its marks, as ``book_pdf.MarkSolutions`` writes them: Sphinx's LaTeX
 #: writer sets a block of raw LaTeX between two line breaks of its own, so the solution and those
@@ -97,7 +95,7 @@ def write(book_tex: Path, out_dir: Path) -> Path:
         out_dir,
         ignore=lambda folder, names: [n for n in names if n.startswith(stem + ".")],
     )
-    target = Path(out_dir) / f"{stem}{SUFFIX}.tex"
+    target = Path(out_dir) / f"{stem}{HANDOUT_SUFFIX}.tex"
     target.write_text(source, encoding="utf-8")
     return target
 

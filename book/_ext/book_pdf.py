@@ -32,7 +32,13 @@ from pathlib import Path
 
 from book_build import citation, sentence
 from docutils import nodes
-from latex_marks import HANDOUT_TITLE, HANDOUT_TITLE_MARK, SOLUTION_BEGIN, SOLUTION_END
+from latex_marks import (
+    HANDOUT_SUFFIX,
+    HANDOUT_TITLE,
+    HANDOUT_TITLE_MARK,
+    SOLUTION_BEGIN,
+    SOLUTION_END,
+)
 from page_tracking import PageTracker
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
@@ -44,10 +50,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 class book_pdf(nodes.General, nodes.Element):  # noqa: N801 (docutils names nodes in lower case)
     """Where the PDF link goes; replaced when the page is written."""
-
-
-#: The suffix of the handout's file name: ``trusting-svm-handout.pdf``.
-HANDOUT = "-handout"
 
 
 def bibtex_entry() -> str:
@@ -124,7 +126,7 @@ def pdf_name(config) -> str:
 def handout_name(config) -> str:
     """File name of the handout: ``NAME-handout.pdf``."""
     name = Path(pdf_name(config))
-    return name.with_stem(name.stem + HANDOUT).name
+    return name.with_stem(name.stem + HANDOUT_SUFFIX).name
 
 
 def built_pdf(app, name: str | None = None) -> Path:

@@ -20,3 +20,5 @@ SOLUTION_END = "%% svmtrust: the solution ends"
 HANDOUT_TITLE = r"\vspace{1cm}{\large\itshape Handout: the exercises without their solutions\par}"
 #: The comment that keeps :data:`HANDOUT_TITLE` out of the book's title page.
 HANDOUT_TITLE_MARK = "%% svmtrust: the handout's title: "
+#: The suffix of the handout's file names: ``trusting-svm-handout.tex`` and ``.pdf``.
+HANDOUT_SUFFIX = "-handout"
