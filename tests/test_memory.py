@@ -44,6 +44,7 @@ def test_this_machine_reports_some_room():
 
 def test_check_fits_refuses_only_what_does_not_fit(monkeypatch):
     monkeypatch.setattr(memory, "available_bytes", lambda: GB)
+    monkeypatch.setattr(memory, "UNCHECKED", 0)
     memory.check_fits(5000, 5, "X", "use less")  # 5 * 8 * 25e6 = 1.0e9: exactly fits
     with pytest.raises(
         ValueError, match=r"^X: 5001 training examples need about 1.0 GB .*use less"
@@ -53,11 +54,23 @@ def test_check_fits_refuses_only_what_does_not_fit(monkeypatch):
     memory.check_fits(10**9, 5, "X", "use less")  # nothing known: nothing refused
 
 
+def test_small_fits_do_not_read_the_memory_left(monkeypatch):
+    def unread():
+        raise AssertionError("available_bytes read for a small fit")
+
+    monkeypatch.setattr(memory, "available_bytes", unread)
+    side = int((memory.UNCHECKED / (5 * memory.FLOAT)) ** 0.5)  # just below UNCHECKED
+    memory.check_fits(side, 5, "X", "use less")
+    with pytest.raises(AssertionError):
+        memory.check_fits(side + 1, 5, "X", "use less")
+
+
 @pytest.mark.parametrize("machine", [TransductiveSVM, DistanceTCM])
 def test_full_transductive_machines_refuse_before_the_kernel(machine, monkeypatch):
     """With 2 MB left, 300 examples (5 * 8 * 300^2 = 3.6 MB) are refused, 200 (1.6 MB) fit."""
     rng = np.random.default_rng(0)
     monkeypatch.setattr(memory, "available_bytes", lambda: 2 * 10**6)
+    monkeypatch.setattr(memory, "UNCHECKED", 0)
     X, y = rng.normal(size=(300, 2)), np.repeat([0, 1], 150)
     with pytest.raises(ValueError, match=r"^X: 300 training examples .*SplitConformalSVM"):
         machine(C=1.0).fit(X, y)

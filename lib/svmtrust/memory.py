@@ -18,6 +18,7 @@ from .validation import check_integer, check_positive
 
 __all__ = [
     "FULL_TRANSDUCTION",
+    "UNCHECKED",
     "available_bytes",
     "check_fits",
     "check_full_transduction_fits",
@@ -31,6 +32,11 @@ FLOAT = 8
 #: the imports over 8 n^2 bytes) at n = 4000 and 8000 on an easy problem; the review's fit at
 #: n = 18,000 passed 12 GB, more than 4.6, before it died in LAPACK; 5 covers both.
 FULL_TRANSDUCTION = 5
+
+#: Bytes below which :func:`check_fits` does not look: reading the proc and cgroup files costs
+#: about a millisecond, more than a whole fit of a few dozen examples (the transduction
+#: chapter's Table 2 makes 16,000 of them), and 64 MiB is left on any machine that runs Python.
+UNCHECKED = 64 * 2**20
 
 #: What the refusal of a full transductive fit suggests instead.
 FULL_TRANSDUCTION_INSTEAD = (
@@ -121,11 +127,14 @@ def check_fits(n: int, matrices: float, name: str, instead: str) -> None:
     Raises
     ------
     ValueError
-        Naming ``name``, when ``matrices * 8 * n**2`` bytes exceed :func:`available_bytes`.
+        Naming ``name``, when ``matrices * 8 * n**2`` bytes exceed :func:`available_bytes`
+        (which is not read when they are below :data:`UNCHECKED`).
     """
     n = check_integer(n, "n", low=0)
     matrices = check_positive(matrices, "matrices")
     need = matrices * FLOAT * n * n
+    if need < UNCHECKED:
+        return
     room = available_bytes()
     if room is not None and need > room:
         raise ValueError(

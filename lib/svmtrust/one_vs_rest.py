@@ -128,7 +128,9 @@ def scaled_decisions(solutions, K_rows, alone=False, columns=None) -> np.ndarray
         columns = slice(None)
     else:
         columns = check_indices(columns, "columns", n, size=K_rows.shape[1])
-        if any(np.setdiff1d(s.support, columns).size for s in solutions):
+        held = np.zeros(n, dtype=bool)
+        held[columns] = True
+        if not all(np.all(held[s.support]) for s in solutions):
             raise ValueError("columns: must hold every support vector of every SVM")
     rows = K_rows[:, None, :] if check_bool(alone, "alone") else K_rows
     return np.column_stack(

@@ -587,7 +587,7 @@ def _assembled(sol: SVMSolution, alpha, values, b, on_margin, exact) -> SVMSolut
         b=b,
         objective=float(np.sum(alpha) - 0.5 * (alpha * sol.y) @ values),
         support=support,
-        free=np.setdiff1d(support, bounded),
+        free=np.flatnonzero((alpha > 0) & (alpha != sol.C)),
         bounded=bounded,
         on_margin=on_margin,
         exact=bool(exact),
@@ -766,7 +766,7 @@ def _categorise(alpha, C):
         alpha[alpha >= (1.0 - SUPPORT_TOL) * C] = C
     support = np.flatnonzero(alpha > 0)
     bounded = np.flatnonzero(alpha == C)
-    free = np.setdiff1d(support, bounded)
+    free = np.flatnonzero((alpha > 0) & (alpha != C))
     return alpha, support, free, bounded
 
 
