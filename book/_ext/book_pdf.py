@@ -7,7 +7,9 @@
   ``make pdf`` has built one (the file is copied next to the HTML pages), and otherwise says how
   to build it, so that no link of the HTML book points to a missing file; in the PDF itself it
   says nothing. A page holding the directive is rebuilt whenever the PDF appears, changes or
-  goes, so an incremental HTML build after ``make pdf`` links it.
+  goes, so an incremental HTML build after ``make pdf`` links it. With the environment variable
+  ``BOOK_PDFS_PENDING=1`` (``make test``, which builds the HTML and both PDFs at once) it links
+  both PDFs before they exist, and the make rule that built them copies them beside the pages.
 - The handout (``make pdf SOLUTIONS=0``), the same book without the solutions of the exercises,
   is cut from the book's LaTeX source by ``tools/handout_tex.py`` rather than built by Sphinx a
   second time: here every solution, gated or not, is enclosed in the LaTeX between two comment
@@ -26,6 +28,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -135,11 +138,19 @@ def built_pdf(app, name: str | None = None) -> Path:
     return Path(app.outdir).parent / "latex" / (name or pdf_name(app.config))
 
 
+def pending() -> bool:
+    """Whether the PDFs are being built beside this HTML build (``BOOK_PDFS_PENDING=1``): then
+    the pages link both, and the build that makes them puts them beside the pages."""
+    return os.environ.get("BOOK_PDFS_PENDING", "0") == "1"
+
+
 def _state(app) -> tuple | None:
     """What the HTML pages say about the PDFs depends on: which exist, and their versions
     (``None`` for the LaTeX builder, which writes no link)."""
     if app.builder.format != "html":
         return None
+    if pending():
+        return ("pending",)
     state = []
     for name in (pdf_name(app.config), handout_name(app.config)):
         pdf = built_pdf(app, name)
@@ -286,7 +297,7 @@ def resolve(app, doctree, docname):
         name = pdf_name(app.config)
         paragraph = nodes.paragraph()
         up = "../" * docname.count("/")
-        if built_pdf(app).is_file():
+        if pending() or built_pdf(app).is_file():
             paragraph += nodes.Text("The whole book as one PDF (A4), title page and citation: ")
             paragraph += nodes.reference("", name, refuri=up + name, classes=["book-pdf"])
             paragraph += nodes.Text(".")
@@ -295,7 +306,7 @@ def resolve(app, doctree, docname):
             paragraph += nodes.literal("", "make pdf")
             paragraph += nodes.Text(" builds one and links it here.")
         handout_pdf = handout_name(app.config)
-        if built_pdf(app, handout_pdf).is_file():
+        if pending() or built_pdf(app, handout_pdf).is_file():
             paragraph += nodes.Text(" For teaching, the same without the solutions: ")
             paragraph += nodes.reference(
                 "", handout_pdf, refuri=up + handout_pdf, classes=["book-pdf"]
@@ -308,7 +319,7 @@ def resolve(app, doctree, docname):
 
 def copy_pdf(app, exception):
     """Put the PDFs next to the HTML pages, or remove a stale copy when there is none."""
-    if exception is not None or app.builder.format != "html":
+    if exception is not None or app.builder.format != "html" or pending():
         return
     for name in (pdf_name(app.config), handout_name(app.config)):
         target = Path(app.outdir) / name

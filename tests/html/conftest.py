@@ -5,7 +5,7 @@ build they skip, unless REQUIRE_HTML=1 is set, when a missing build is a failure
 
 ``make html-check`` runs them on two pytest-xdist workers, one file at a time, in an order that
 lets them finish together (:func:`pytest_collection_modifyitems`): the layout measurements of
-every page in one Chromium (``test_layout.py``) on one worker, the other files on the other
+every page in two Chromiums (``test_layout.py``) on one worker, the other files on the other
 worker, where each page is parsed once for all the checks that read it (:func:`soup`).
 """
 
@@ -70,12 +70,12 @@ def soup():
 
 #: The test files in the order the two xdist workers take them (``make html-check``: ``--dist
 #: loadfile --no-loadscope-reorder``, one file at a time, two queued per worker at the start):
-#: the layout of every page measured in one Chromium (test_layout.py, the longest file) first,
+#: the layout of every page measured in two Chromiums (test_layout.py, the longest file) first,
 #: then a file of seconds queued behind it, so that the other worker takes every other file
 #: (sharing one parse of each page, :func:`soup`) until the first is free. The files not named
 #: follow in their usual order. (xdist's ``loadgroup`` would say this with marks, but pytest 9
 #: ignores the group suffix xdist 3.8 writes into each test's id.)
-FIRST = ("test_layout.py", "test_bibliography.py", "test_equation_numbers.py")
+FIRST = ("test_layout.py", "test_bibliography.py")
 
 
 @pytest.hookimpl(tryfirst=True)

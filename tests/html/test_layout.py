@@ -1,6 +1,12 @@
 """The built pages in a real browser: no display equation and no cell output is wider than its
 box on a laptop screen (1280 px), no display equation on A4 paper (the page printed from the
-browser), and no page scrolls sideways on a phone (400 px).
+browser), no page scrolls sideways on a phone (400 px), and there no equation runs under its
+number.
+
+The theme sets a display's number beside it in one row; at 400 px the equation then had too
+little width and ran under the number on 45 of 63 numbered displays. ``book.css`` gives the
+number its own line on narrow screens; the check compares the box of each number with the box
+of its typeset equation (unclipped: the part that would scroll counts).
 
 MathJax typesets the equations only in a browser, so these checks drive a headless Chromium
 (``tests/html/browser.py``). Without Chromium they fail under ``REQUIRE_HTML=1`` (``make
@@ -11,8 +17,11 @@ command that installs it.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
+from .browser import Browser, find_chromium
 
 #: Width of a laptop screen, in CSS pixels.
 SCREEN = 1280
@@ -67,6 +76,24 @@ OUTPUTS = """(() => {
 
 #: How far the page itself scrolls sideways.
 PAGE_OVERFLOW = "document.scrollingElement.scrollWidth - window.innerWidth"
+
+#: For each numbered display of the page: the number and whether its box meets the equation's.
+OVERLAPS = """(() => {
+  if (!(window.MathJax && MathJax.startup && MathJax.startup.document)) return [];
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+  return [...document.querySelectorAll('div.math')].flatMap(box => {
+    const label = box.querySelector('.eqno'), math = box.querySelector('mjx-math');
+    if (!label || !math) return [];
+    const a = label.getBoundingClientRect(), b = math.getBoundingClientRect();
+    return [{
+      number: label.textContent.replace('#', '').trim(),
+      laid_out: a.width > 0 && b.width > 0,
+      across: Math.min(a.right, b.right) - Math.max(a.left, b.left),
+      down: Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top),
+    }];
+  });
+})()"""
 
 
 def a4_text_width(css: str) -> int:
@@ -130,35 +157,54 @@ def test_a4_text_width_reads_the_page_rule():
         a4_text_width("@page { size: letter; margin: 20mm 15mm; }")
 
 
+def measure(browser, html_dir, page, print_width: int) -> dict:
+    """One page: its displays on a laptop screen and on A4 paper, its outputs on the screen,
+    and on a phone how far it scrolls sideways and where its equation numbers sit.
+
+    The page is opened from an empty one (``about:blank``): the laptop screen's window is then
+    set while nothing is shown, instead of laying out the whole previous page at that width
+    again, only to leave it (a seventh of the time of these measurements). MathJax typesets the
+    page once; each width after the first is a new layout of the same typeset page."""
+    browser.open("about:blank")
+    browser.emulate(SCREEN)
+    browser.open(page.as_uri())
+    screen = browser.evaluate(MEASURE)
+    outputs = browser.evaluate(OUTPUTS)
+    browser.emulate(print_width, media="print")
+    paper = browser.evaluate(MEASURE)
+    browser.emulate(PHONE)
+    return {
+        "screen": screen,
+        "print": paper,
+        "phone": browser.evaluate(PAGE_OVERFLOW),
+        "numbers": browser.evaluate(OVERLAPS),
+        "outputs": outputs,
+    }
+
+
 @pytest.fixture(scope="module")
 def layouts(browser, html_dir, pages) -> dict:
-    """For each page: its displays measured on a laptop screen and on A4 paper, and how far it
-    scrolls sideways on a phone.
-
-    Each page is opened from an empty one (``about:blank``): the laptop screen's window is then
-    set while nothing is shown, instead of laying out the whole previous page at that width
-    again, only to leave it (a seventh of the time of these measurements)."""
+    """:func:`measure` of every page of the book, in two Chromiums at once (the session's and
+    a second), the largest pages first, each taken by whichever is free."""
     print_width = a4_text_width((html_dir / "_static" / "book.css").read_text(encoding="utf-8"))
-    measured = {}
+    chosen = []
     for page in pages:
         name = page.relative_to(html_dir).as_posix()
         if name.startswith("_static/") or "http-equiv=" in page.read_text(encoding="utf-8")[:300]:
             continue  # the theme's own templates, and the redirect to the introduction
-        browser.open("about:blank")
-        browser.emulate(SCREEN)
-        browser.open(page.as_uri())
-        screen = browser.evaluate(MEASURE)
-        outputs = browser.evaluate(OUTPUTS)
-        browser.emulate(print_width, media="print")
-        paper = browser.evaluate(MEASURE)
-        browser.emulate(PHONE)
-        measured[name] = {
-            "screen": screen,
-            "print": paper,
-            "phone": browser.evaluate(PAGE_OVERFLOW),
-            "outputs": outputs,
-        }
-    return measured
+        chosen.append((name, page))
+    chosen.sort(key=lambda item: -item[1].stat().st_size)
+    queue = iter(chosen)
+    measured = {}
+
+    def work(chromium) -> None:
+        for name, page in queue:  # the iterator hands each page to one thread
+            measured[name] = measure(chromium, html_dir, page, print_width)
+
+    with Browser(find_chromium()) as second, ThreadPoolExecutor(2) as pool:
+        for done in [pool.submit(work, chromium) for chromium in (browser, second)]:
+            done.result()
+    return {name: measured[name] for name, _ in sorted(chosen)}
 
 
 def test_the_chapters_were_measured(layouts):
@@ -185,6 +231,30 @@ def test_no_cell_output_is_wider_than_its_box(layouts):
 def test_no_page_scrolls_sideways_on_a_phone(layouts):
     wide = {name: page["phone"] for name, page in layouts.items() if page["phone"] > 0}
     assert not wide, wide
+
+
+def covered(displays: list[dict]) -> list[str]:
+    """The numbers whose box meets their equation's by more than a pixel each way, and those
+    of displays that were not laid out."""
+    return [
+        d["number"] for d in displays if not d["laid_out"] or (d["across"] > 1 and d["down"] > 1)
+    ]
+
+
+def test_covered_sees_a_number_on_its_equation():
+    beside = {"number": "(1.1)", "laid_out": True, "across": -4.0, "down": 20.0}
+    above = {**beside, "across": 60.0, "down": -2.0}
+    assert covered([beside, above]) == []
+    assert covered([{**beside, "across": 12.0}]) == ["(1.1)"]
+    assert covered([{**beside, "laid_out": False}]) == ["(1.1)"]
+
+
+def test_no_equation_runs_under_its_number_on_a_phone(layouts):
+    numbered = sum(len(page["numbers"]) for page in layouts.values())
+    assert numbered >= 50, f"only {numbered} numbered displays measured"
+    found = {name: covered(page["numbers"]) for name, page in layouts.items()}
+    found = {name: numbers for name, numbers in found.items() if numbers}
+    assert not found, found
 
 
 #: Wait until the search has listed its results (at most 10 s), then report what it shows.
