@@ -490,7 +490,9 @@ def brute_force_svm(K: np.ndarray, y: np.ndarray, C: float) -> Canonical:
     Each split's bordered KKT system is solved in the minimum-norm sense; a split whose solution
     is inside the box and meets every KKT condition gives optimal points, and the optimum of
     smallest norm is the canonical one (it lies in the relative interior of its own split). No
-    solver, no tolerance shared with the Clarabel route beyond the KKT check.
+    solver, no tolerance shared with the Clarabel route beyond the KKT check. The splits with
+    the same number of free multipliers are solved together (:func:`_free_splits`); the
+    candidates are then taken in the order of the enumeration.
     """
     K = np.asarray(K, float)
     y = np.asarray(y, float)
@@ -500,33 +502,21 @@ def brute_force_svm(K: np.ndarray, y: np.ndarray, C: float) -> Canonical:
     Q = (y[:, None] * K) * y[None, :]
     states = (0, 1, 2) if np.isfinite(C) else (0, 2)  # 0: at 0, 1: at C, 2: free
     scale = max(1.0, float(np.abs(K).sum(axis=1).max()) * (C if np.isfinite(C) else 1.0))
+    splits = np.array(np.meshgrid(*[states] * n, indexing="ij")).reshape(n, -1).T
+    free_count = np.sum(splits == 2, axis=1)
+    found = []  # (position in the enumeration, multipliers, bias)
+    for position in np.flatnonzero(free_count == 0):
+        a = np.where(splits[position] == 1, C, 0.0)
+        if abs(y @ a) > 1e-12 * max(1.0, C if np.isfinite(C) else 1.0):
+            continue
+        found.append((position, a, _bias(a, y, C, K @ (a * y), np.zeros(n, bool))))
+    for k in range(1, n + 1):
+        positions = np.flatnonzero(free_count == k)
+        for position, a, b in zip(positions, *_free_splits(Q, y, C, splits[positions], k)):
+            if a is not None:
+                found.append((position, a, b))
     best = None
-    for split in np.array(np.meshgrid(*[states] * n, indexing="ij")).reshape(n, -1).T:
-        f = np.flatnonzero(split == 2)
-        u = np.flatnonzero(split == 1)
-        a = np.zeros(n)
-        a[u] = C
-        if len(f) == 0:
-            if abs(y @ a) > 1e-12 * max(1.0, C if np.isfinite(C) else 1.0):
-                continue
-            F = K @ (a * y)
-            b = _bias(a, y, C, F, np.zeros(n, bool))
-        else:
-            M = np.zeros((len(f) + 1, len(f) + 1))
-            M[: len(f), : len(f)] = Q[np.ix_(f, f)]
-            M[: len(f), -1] = y[f]
-            M[-1, : len(f)] = y[f]
-            rhs = np.r_[np.ones(len(f)), 0.0]
-            if len(u):
-                rhs[:-1] -= C * Q[np.ix_(f, u)].sum(axis=1)
-                rhs[-1] = -C * y[u].sum()
-            z, *_ = np.linalg.lstsq(M, rhs, rcond=1e-13)
-            if np.linalg.norm(M @ z - rhs) > 1e-9 * max(1.0, np.linalg.norm(rhs)):
-                continue
-            a[f] = z[:-1]
-            if np.any(a[f] <= 0) or (np.isfinite(C) and np.any(a[f] >= C)):
-                continue
-            b = float(z[-1])
+    for _, a, b in sorted(found, key=lambda item: item[0]):
         m = Q @ a + y * b
         lowC = a < C
         pos = a > 0
@@ -547,3 +537,39 @@ def brute_force_svm(K: np.ndarray, y: np.ndarray, C: float) -> Canonical:
         else (False if w2 >= W_NONZERO_REL * ref else None)
     )
     return Canonical(a, b, F + b, w2, w_zero, True, 0.0, 0.0)
+
+
+def _free_splits(Q, y, C, splits, k):
+    """The splits (rows of ``splits``, each with ``k`` free multipliers) solved together: for
+    each, its multipliers and bias, or ``(None, None)`` when its bordered system has no exact
+    solution or the minimum-norm one leaves the open box. The minimum-norm solution is the
+    pseudo-inverse's, with singular values below ``1e-13`` of the largest cut (as ``lstsq``
+    with ``rcond=1e-13``)."""
+    N, n = splits.shape
+    free = np.array([np.flatnonzero(split == 2) for split in splits]).reshape(N, k)
+    bound = (splits == 1).astype(float)
+    M = np.zeros((N, k + 1, k + 1))
+    M[:, :k, :k] = Q[free[:, :, None], free[:, None, :]]
+    M[:, :k, k] = M[:, k, :k] = y[free]
+    rhs = np.zeros((N, k + 1))
+    rhs[:, :k] = 1.0
+    if np.isfinite(C):
+        rhs[:, :k] -= C * np.einsum("skj,sj->sk", Q[free], bound)
+        rhs[:, k] = -C * (bound @ y)
+    z = np.einsum("sij,sj->si", np.linalg.pinv(M, rcond=1e-13), rhs)
+    residual = np.linalg.norm(np.einsum("sij,sj->si", M, z) - rhs, axis=1)
+    exact = residual <= 1e-9 * np.maximum(1.0, np.linalg.norm(rhs, axis=1))
+    inside = np.all(z[:, :k] > 0, axis=1)
+    if np.isfinite(C):
+        inside &= np.all(z[:, :k] < C, axis=1)
+    multipliers, biases = [], []
+    for s in range(N):
+        if not (exact[s] and inside[s]):
+            multipliers.append(None)
+            biases.append(None)
+            continue
+        a = np.where(splits[s] == 1, C, 0.0)
+        a[free[s]] = z[s, :k]
+        multipliers.append(a)
+        biases.append(float(z[s, k]))
+    return multipliers, biases
