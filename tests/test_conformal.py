@@ -5,6 +5,7 @@ import pytest
 from crepes.base import p_values_batch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from svmtrust import conformal
 from svmtrust.conformal import confidence_credibility, error_rate, p_values, predict_set
 
 
@@ -177,3 +178,22 @@ def test_every_estimator_reads_the_region_level_alike():
         )
         with pytest.raises(ValueError, match=r"^significance: 0.8 is above 0.5"):
             model.predict_set(X[50:], 0.8)
+
+
+def test_trusted_p_value_and_merge_are_the_public_ones_bit_for_bit():
+    """The estimators rank their own multipliers with ``conformal._p_value`` and merge ties
+    with ``conformal._merged`` (no checks: their inputs are valid by construction). On 2000
+    drawn bags with many ties, copies of the new score and infinite scores, both give the
+    public functions' bits, with and without smoothing."""
+    rng = np.random.default_rng(41)
+    for _ in range(2000):
+        n = int(rng.integers(1, 30))
+        scores = rng.choice([0.0, 0.5, 1.0, 2.5, np.inf], size=n) + rng.choice(
+            [0.0, 1e-15, 0.3], size=n
+        )
+        new = float(rng.choice(np.r_[scores, 0.7, np.inf]))
+        tau = None if rng.random() < 0.5 else float(rng.random())
+        public = conformal.p_values(scores, new, tau=tau)
+        assert conformal._p_value(scores, new, tau) == public
+        tol = float(rng.choice([1e-12, 1e-3, 0.2]))
+        assert np.array_equal(conformal._merged(scores, tol), conformal.merge_ties(scores, tol))

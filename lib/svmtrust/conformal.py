@@ -118,6 +118,18 @@ def p_values(scores, new_scores, include_new=True, tau=None) -> np.ndarray:
     return float(p[0]) if scalar else p
 
 
+def _p_value(scores: np.ndarray, new: float, tau: float | None) -> float:
+    """:func:`p_values` of one new score with the new example counted (``include_new``), for
+    arguments the caller has made valid: ``scores`` a non-empty float array and ``new`` a float,
+    neither NaN, ``tau`` None or in [0, 1]. The estimators rank their own multipliers and
+    distances with it; the same counts, the same arithmetic, the same bits."""
+    greater = int(np.count_nonzero(scores > new))
+    ties = int(np.count_nonzero(scores == new))
+    if tau is None:
+        return (greater + ties + 1.0) / (scores.size + 1.0)
+    return (greater + tau * (ties + 1.0)) / (scores.size + 1.0)
+
+
 def calibration_p_values(
     scores, test_scores, codes=None, include_new=True, tau=None, labels=None
 ) -> np.ndarray:
@@ -367,8 +379,11 @@ def merge_ties(scores, tol: float) -> np.ndarray:
     -------
     ndarray of shape (N,)
     """
-    values = _check_scores(scores, "scores")
-    tol = check_positive(tol, "tol")
+    return _merged(_check_scores(scores, "scores"), check_positive(tol, "tol"))
+
+
+def _merged(values: np.ndarray, tol: float) -> np.ndarray:
+    """:func:`merge_ties` of checked arguments (a 1-D float array with no NaN, ``tol > 0``)."""
     order = np.argsort(values, kind="stable")
     ordered = values[order]
     finite = np.abs(ordered[np.isfinite(ordered)])

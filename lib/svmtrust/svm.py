@@ -25,7 +25,7 @@ import scipy.linalg.lapack
 from sklearn.svm import _libsvm
 
 from . import qp
-from .conformal import merge_ties
+from .conformal import _merged
 from .optimal_face import (
     EXACT_TOL,
     FACE_TOL,
@@ -800,7 +800,13 @@ def merge_multiplier_ties(alpha) -> np.ndarray:
     values = check_array(alpha, "alpha", ndim=1)
     if np.any(values < 0):
         raise ValueError(f"alpha: multipliers must be non-negative, found {values.min()!r}")
-    return merge_ties(values, SUPPORT_TOL)
+    return _merged_multipliers(values)
+
+
+def _merged_multipliers(alpha: np.ndarray) -> np.ndarray:
+    """:func:`merge_multiplier_ties` of multipliers the caller holds from a solution (finite,
+    non-negative, 1-D): no check."""
+    return _merged(alpha, SUPPORT_TOL)
 
 
 def kkt_bias(K, y, alpha, C, free, bounded) -> float:

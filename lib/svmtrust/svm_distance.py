@@ -130,12 +130,12 @@ def _merged(strangeness, codes, n_classes: int) -> np.ndarray:
     one SVM gave: the whole bag with two classes (one SVM), each class's examples with more (the
     SVM of their class), so that another SVM's scale never decides a tie."""
     if n_classes == 2:
-        return conformal.merge_ties(strangeness, TIE_TOL)
+        return conformal._merged(strangeness, TIE_TOL)
     merged = strangeness.copy()
     for c in range(n_classes):
         own = codes == c
         if np.any(own):
-            merged[own] = conformal.merge_ties(strangeness[own], TIE_TOL)
+            merged[own] = conformal._merged(strangeness[own], TIE_TOL)
     return merged
 
 
@@ -418,7 +418,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
                 a = _merged(a, np.r_[self.codes_, c], self.classes_.size)
                 solves += solved
                 old = a[:n][self.codes_ == c] if self.mondrian else a[:n]
-                P[i, c] = conformal.p_values(old, a[n], tau=tau[i])
+                P[i, c] = conformal._p_value(old, a[n], tau[i])
         return P, solves
 
     def predict_p(self, X) -> np.ndarray:

@@ -65,8 +65,8 @@ from .svm import (
     OUTSIDE_MARGIN_TOL,
     SOLVERS,
     SolveError,
+    _merged_multipliers,
     fit_svm,
-    merge_multiplier_ties,
 )
 from .validation import (
     check_array,
@@ -525,8 +525,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                     gram, np.r_[self.codes_, code], what, additions
                 )
                 alpha_new[i, code] = alpha[n]
-                merged = merge_multiplier_ties(alpha)
-                p[i, code] = conformal.p_values(merged[:n], merged[n], tau=tau[i])
+                merged = _merged_multipliers(alpha)
+                p[i, code] = conformal._p_value(merged[:n], merged[n], tau[i])
         return Hypotheses(p_values=p, alpha_new=alpha_new, w_norm_squared=w2, objective=objective)
 
     def _tau(self, m: int) -> list:
@@ -588,9 +588,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
                 base = self.base_[problem]
                 alpha, _, objective = self._solve_augmented(gram, signs, problem, what, additions)
                 gain[i, code] = objective - base.objective
-                merged = merge_multiplier_ties(alpha)
+                merged = _merged_multipliers(alpha)
                 same = self.codes_ == code
-                p[i, code] = conformal.p_values(merged[:n][same], merged[n], tau=tau[i])
+                p[i, code] = conformal._p_value(merged[:n][same], merged[n], tau[i])
         return p, gain
 
     def joint_p_value(self, X, y) -> float:
@@ -626,7 +626,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             np.r_[self.codes_, codes],
             f"the training set plus the test examples labelled {labels.tolist()}",
         )
-        return rank_sum_p_value(merge_multiplier_ties(alpha), np.arange(n, n + k))
+        return rank_sum_p_value(_merged_multipliers(alpha), np.arange(n, n + k))
 
     def solve_joint(self, X) -> JointHypotheses:
         """Solve the ``2^k`` augmented SVMs of ``k`` test examples labelled jointly.
@@ -666,7 +666,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             )
             for lab in labellings
         ]
-        alphas = np.array([merge_multiplier_ties(alpha) for alpha, _, _ in solved])
+        alphas = np.array([_merged_multipliers(alpha) for alpha, _, _ in solved])
         return JointHypotheses(
             labellings=self.classes_[labellings],
             p_values=np.array([rank_sum_p_value(a, np.arange(n, n + k)) for a in alphas]),
