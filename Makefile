@@ -73,6 +73,8 @@ ifeq ($(filter $(SOLUTIONS),0 1),)
 $(error SOLUTIONS must be 1 (the book with the solutions) or 0 (the handout), not '$(SOLUTIONS)')
 endif
 LATEX_BOOK := _build/pdf/book/_build/latex
+BOOK_PDF := trusting-svm.pdf
+HANDOUT_PDF := trusting-svm-handout.pdf
 LATEX_HANDOUT := _build/pdf/handout/_build/latex
 
 pdf: latex
@@ -90,14 +92,14 @@ latex-tex: $(STAMP) tex
 	ln -sfn ../../../.jupyter_cache _build/pdf/book/_build/.jupyter_cache
 	SVMTRUST_PROGRESS=0 \
 		$(BIN)/jupyter-book build . -W -n --keep-going --builder latex --path-output _build/pdf/book
-	$(BIN)/python tools/handout_tex.py $(LATEX_BOOK)/trusting-svm.tex $(LATEX_HANDOUT)
+	$(BIN)/python tools/handout_tex.py $(LATEX_BOOK)/$(BOOK_PDF:.pdf=.tex) $(LATEX_HANDOUT)
 
 # A PDF from its LaTeX source: Sphinx's Makefile in the folder runs latexmk (XeLaTeX until the
 # references settle, as `jupyter-book build --builder pdflatex` does), then the log is checked.
 latex-book: LATEX_DIR := $(LATEX_BOOK)
-latex-book: PDF_NAME := trusting-svm.pdf
+latex-book: PDF_NAME := $(BOOK_PDF)
 latex-handout: LATEX_DIR := $(LATEX_HANDOUT)
-latex-handout: PDF_NAME := trusting-svm-handout.pdf
+latex-handout: PDF_NAME := $(HANDOUT_PDF)
 latex-book latex-handout: latex-tex
 	rm -f _build/latex/$(PDF_NAME) $(LATEX_DIR)/$(PDF_NAME)
 	$(MAKE) -C $(LATEX_DIR) all-pdf
@@ -119,7 +121,7 @@ test: $(STAMP)
 	$(MAKE) chapters-run
 	@date '+%T make test: the book from scratch, the PDF and the handout, from that execution'
 	BOOK_PDFS_PENDING=1 $(MAKE) -j2 --output-sync=target book latex-book latex-handout
-	cp _build/latex/trusting-svm.pdf _build/latex/trusting-svm-handout.pdf _build/html/
+	cp $(addprefix _build/latex/,$(BOOK_PDF) $(HANDOUT_PDF)) _build/html/
 	@date '+%T make test: the HTML in a browser'
 	$(MAKE) html-check REQUIRE_PDF=1
 	@date '+%T make test: passed'
@@ -164,7 +166,7 @@ chapters-run: $(STAMP)
 	$(BIN)/python tools/run_chapters.py --jobs 2
 
 # Two workers, one test file each at a time (--dist loadfile), in the order tests/html/conftest.py
-# gives: the layout checks of test_layout.py measure every page in one Chromium while the other
+# gives: the layout checks of test_layout.py measure every page in two Chromiums while the other
 # files run in the other worker, which parses each page once for all of them.
 html-check: $(STAMP) browser
 	REQUIRE_HTML=1 REQUIRE_PDF=$(REQUIRE_PDF) $(BIN)/python -m pytest tests/html -q \

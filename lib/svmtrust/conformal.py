@@ -122,12 +122,10 @@ def _p_value(scores: np.ndarray, new: float, tau: float | None) -> float:
     """:func:`p_values` of one new score with the new example counted (``include_new``), for
     arguments the caller has made valid: ``scores`` a non-empty float array and ``new`` a float,
     neither NaN, ``tau`` None or in [0, 1]. The estimators rank their own multipliers and
-    distances with it; the same counts, the same arithmetic, the same bits."""
+    distances with it; the same counts and formula (:func:`_from_counts`), the same bits."""
     greater = int(np.count_nonzero(scores > new))
     ties = int(np.count_nonzero(scores == new))
-    if tau is None:
-        return (greater + ties + 1.0) / (scores.size + 1.0)
-    return (greater + tau * (ties + 1.0)) / (scores.size + 1.0)
+    return _from_counts(greater, ties, scores.size, 1.0, tau)
 
 
 def calibration_p_values(
@@ -242,9 +240,16 @@ def counts_p_values(greater, ties, n, include_new=True, tau=None) -> np.ndarray:
     if np.any(greater + ties > n):
         raise ValueError(f"ties: greater + ties exceeds the number of old scores n = {n}")
     extra = 1.0 if check_bool(include_new, "include_new") else 0.0
+    return _from_counts(
+        greater, ties, n, extra, None if tau is None else _check_tau(tau, greater.size)
+    )
+
+
+def _from_counts(greater, ties, n: int, extra: float, tau):
+    """The p-value formulas of :func:`p_values` from checked counts (``extra`` 1 when the new
+    example is counted in its own bag, else 0; ``tau`` None without smoothing)."""
     if tau is None:
         return (greater + ties + extra) / (n + extra)
-    tau = _check_tau(tau, greater.size)
     return (greater + tau * (ties + extra)) / (n + extra)
 
 

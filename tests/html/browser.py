@@ -118,7 +118,12 @@ class Browser:
 
     def emulate(self, width: int, height: int = 900, media: str = "screen") -> None:
         """Lay the page out in a window ``width`` CSS pixels wide, for ``media`` (screen or
-        print; a printed page has no scrollbar to take its width)."""
+        print; a printed page has no scrollbar to take its width). The media and the scrollbars
+        are set before the window's size, whose new layout then has the scrollbar that a page
+        opened at this width has: set after it, a scrollbar hidden for print stayed hidden in the
+        next layout for a phone (15 px wider than a page opened at 400 px)."""
+        self.send("Emulation.setEmulatedMedia", media=media)
+        self.send("Emulation.setScrollbarsHidden", hidden=media == "print")
         self.send(
             "Emulation.setDeviceMetricsOverride",
             width=width,
@@ -126,8 +131,6 @@ class Browser:
             deviceScaleFactor=1,
             mobile=False,
         )
-        self.send("Emulation.setEmulatedMedia", media=media)
-        self.send("Emulation.setScrollbarsHidden", hidden=media == "print")
 
     def open(self, url: str) -> None:
         """Load ``url`` and wait until the page, its fonts and MathJax's typesetting are done."""

@@ -157,7 +157,7 @@ def test_a4_text_width_reads_the_page_rule():
         a4_text_width("@page { size: letter; margin: 20mm 15mm; }")
 
 
-def measure(browser, html_dir, page, print_width: int) -> dict:
+def measure(browser, page, print_width: int) -> dict:
     """One page: its displays on a laptop screen and on A4 paper, its outputs on the screen,
     and on a phone how far it scrolls sideways and where its equation numbers sit.
 
@@ -199,7 +199,7 @@ def layouts(browser, html_dir, pages) -> dict:
 
     def work(chromium) -> None:
         for name, page in queue:  # the iterator hands each page to one thread
-            measured[name] = measure(chromium, html_dir, page, print_width)
+            measured[name] = measure(chromium, page, print_width)
 
     with Browser(find_chromium()) as second, ThreadPoolExecutor(2) as pool:
         for done in [pool.submit(work, chromium) for chromium in (browser, second)]:
