@@ -132,10 +132,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The unit tests, on every core (pytest-xdist), then the Examples of the estimators' docstrings
-# run as doctests (seconds).
+# The unit tests, on every core (pytest-xdist, one worker a core, so one BLAS thread each: with
+# two, a worker's numpy spins on the core the other worker is using; 175 s against 200 s on two
+# cores, 2026-11-29), then the Examples of the estimators' docstrings run as doctests (seconds).
+ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q -p no:cacheprovider -n auto --durations=10 \
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests -q -p no:cacheprovider -n auto --durations=10 \
 		--ignore=tests/benchmarks --ignore=tests/html
 	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules lib/svmtrust/tcm_nn.py \
 		lib/svmtrust/nonconformity_selection.py lib/svmtrust/split_conformal.py \
@@ -152,7 +154,8 @@ book-clean: $(STAMP)
 	rm -rf _build
 	SVMTRUST_PROGRESS=0 $(JB)
 
-# The chapters executed once, two at a time (tools/run_chapters.py): a cell that raises or a
+# The chapters executed once, two at a time (tools/run_chapters.py, each kernel with one BLAS
+# thread on two cores): a cell that raises or a
 # checked output that differs from the stored one fails, as under nbval; the executed chapters go
 # to the build's execution cache, so the from-scratch build that follows renders them without
 # executing them again.

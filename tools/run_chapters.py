@@ -12,6 +12,12 @@ This tool executes each chapter once, with the executor the build itself uses
    keyed by the hash of the notebook's code), where ``jupyter-book build`` then finds it
    ("Using cached notebook") instead of executing the chapter again.
 
+Each chapter's kernel gets the machine's cores divided among the jobs as its BLAS threads
+(:func:`blas_threads`: one each with two jobs on two cores). With two threads a kernel's numpy
+spins on a core the other chapter is using: on the two-core machine the chapters took 310 s two
+at a time with the default threads and 241 s with one (2026-11-29), and single cells up to
+eight times longer than alone (selection_compared's margin cell 54 s against 6.6 s alone).
+
 Usage: ``python tools/run_chapters.py [--jobs N] [--store] [NOTEBOOK ...]`` (default: every
 ``book/*.ipynb``, two jobs). With ``--store`` a chapter whose presentation changed on purpose
 stores what it computed instead of failing: the executed outputs of its checked cells replace the
@@ -55,6 +61,8 @@ SLOWEST_CELLS = 2
 #: The chapters that take longest, first: with two workers the longest chapter starts at once
 #: and the short ones fill the other core (the rest follow in name order).
 SLOWEST_FIRST = ("span", "transduction", "confidence_compared", "selection_compared", "tcm_nn")
+#: The environment variables that set the BLAS and OpenMP thread counts of a kernel.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: Output fields nbval does not compare (its defaults, without nbdime).
 SKIP = {
     "metadata",
@@ -67,6 +75,20 @@ SKIP = {
     "image/png",
     "image/jpeg",
 }
+
+
+def blas_threads(jobs: int, cores: int | None = None) -> int:
+    """BLAS threads for each of ``jobs`` kernels running at once: the cores shared out, at
+    least one."""
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    return max(1, cores // max(1, jobs))
+
+
+def limit_threads(jobs: int) -> None:
+    """Give the kernels this process starts :func:`blas_threads` ``(jobs)`` threads each (a
+    kernel inherits the environment), unless the caller set a count."""
+    for name in THREAD_VARIABLES:
+        os.environ.setdefault(name, str(blas_threads(jobs)))
 
 
 def execute(path: Path) -> tuple[dict, float, str | None, list[tuple[float, int]]]:
@@ -174,6 +196,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.notebooks] or sorted(BOOK.glob("*.ipynb"))
     paths.sort(key=lambda p: SLOWEST_FIRST.index(p.stem) if p.stem in SLOWEST_FIRST else 99)
+    limit_threads(args.jobs)
     failed = 0
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
