@@ -132,17 +132,16 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The unit tests, on every core (pytest-xdist, one worker a core, so one BLAS thread each: with
-# two, a worker's numpy spins on the core the other worker is using; 175 s against 200 s on two
-# cores, 2026-11-29), then the Examples of the estimators' docstrings run as doctests (seconds).
+# The unit tests and the Examples of the estimators' docstrings (run as doctests), in one run on
+# every core: pytest-xdist, one worker a core, so one BLAS thread each (with two, a worker's
+# numpy spins on the core the other worker is using: 175 s against 200 s on two cores,
+# 2026-11-29). --doctest-modules finds no doctest in tests/, only in the modules named here.
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+DOCTESTED := $(addprefix lib/svmtrust/,tcm_nn.py nonconformity_selection.py split_conformal.py \
+	transduction.py svm_distance.py pipeline.py multiplicity.py experiments/tables.py)
 unit: $(STAMP)
-	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests -q -p no:cacheprovider -n auto --durations=10 \
-		--ignore=tests/benchmarks --ignore=tests/html
-	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules lib/svmtrust/tcm_nn.py \
-		lib/svmtrust/nonconformity_selection.py lib/svmtrust/split_conformal.py \
-		lib/svmtrust/transduction.py lib/svmtrust/svm_distance.py lib/svmtrust/pipeline.py \
-		lib/svmtrust/multiplicity.py lib/svmtrust/experiments/tables.py
+	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests $(DOCTESTED) --doctest-modules -q \
+		-p no:cacheprovider -n auto --durations=10 --ignore=tests/benchmarks --ignore=tests/html
 
 # As run.md gives it, with no environment variable: book/conftest.py switches progress bars off.
 nbval: $(STAMP)
