@@ -141,3 +141,26 @@ def test_clopper_pearson_matches_the_beta_quantiles():
     )
     np.testing.assert_allclose(low, expected_low, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(high, expected_high, rtol=1e-9, atol=1e-12)
+
+
+def test_the_workers_are_capped_by_the_environment(monkeypatch):
+    """``SVMTRUST_MAX_JOBS`` caps ``parallel_map``'s workers (every core, -1, becomes the cap),
+    leaves the results as they are, and is checked, named, when it is not a positive integer."""
+    MAX_JOBS, workers = experiments.MAX_JOBS, experiments.workers
+    monkeypatch.delenv(MAX_JOBS, raising=False)
+    assert (workers(1), workers(2), workers(-1)) == (1, 2, -1)
+    free = parallel_map(_draw, range(6), seed=3, n_jobs=2, progress=False)
+    monkeypatch.setenv(MAX_JOBS, "1")
+    assert (workers(1), workers(2), workers(-1)) == (1, 1, 1)
+    assert parallel_map(_draw, range(6), seed=3, n_jobs=2, progress=False) == free
+    monkeypatch.setenv(MAX_JOBS, "3")
+    assert (workers(2), workers(4), workers(-1)) == (2, 3, 3)
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(MAX_JOBS, bad)
+        with pytest.raises(ValueError, match=MAX_JOBS):
+            workers(2)
+
+
+def _draw(task, rng):
+    """A task of the cap's test: its index and one draw of its generator."""
+    return task, float(rng.random())

@@ -84,24 +84,27 @@ def test_the_slowest_cells_are_named_and_their_timestamps_dropped(tmp_path):
 
 
 def test_each_kernel_gets_its_share_of_the_cores():
-    """Two chapters at once on two cores: one BLAS thread each; one job keeps every core; more
-    jobs than cores still one thread."""
-    assert run_chapters.blas_threads(2, cores=2) == 1
-    assert run_chapters.blas_threads(1, cores=2) == 2
-    assert run_chapters.blas_threads(2, cores=8) == 4
-    assert run_chapters.blas_threads(4, cores=2) == 1
+    """Two chapters at once on two cores: one core each; one job keeps every core; more jobs
+    than cores still one."""
+    assert run_chapters.core_share(2, cores=2) == 1
+    assert run_chapters.core_share(1, cores=2) == 2
+    assert run_chapters.core_share(2, cores=8) == 4
+    assert run_chapters.core_share(4, cores=2) == 1
 
 
-def test_the_kernels_inherit_the_thread_limit(tmp_path, monkeypatch):
-    """A kernel started after ``limit_threads(2)`` on two cores sees one BLAS thread; a count the
-    caller set is kept."""
-    for name in run_chapters.THREAD_VARIABLES:
+def test_the_kernels_inherit_their_share(tmp_path, monkeypatch):
+    """A kernel started after ``share_cores(2)`` on two cores sees one BLAS thread and at most
+    one protocol worker; a count the caller set is kept."""
+    for name in run_chapters.SHARE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
     monkeypatch.setattr(run_chapters.os, "cpu_count", lambda: 2)
-    run_chapters.limit_threads(2)
-    shown = "import os\nprint(os.environ['OPENBLAS_NUM_THREADS'], os.environ['MKL_NUM_THREADS'])"
+    run_chapters.share_cores(2)
+    shown = (
+        "import os\nfrom svmtrust.experiments import workers\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['MKL_NUM_THREADS'], workers(2))"
+    )
     path = _notebook(tmp_path / "threads.ipynb", "0.125\nab\n", extra=shown)
     text, _, error, _ = run_chapters.execute(path)
-    assert error is None
-    assert nbformat.reads(text, 4).cells[1].outputs[0]["text"] == "1 3\n"
+    assert error is None, error
+    assert nbformat.reads(text, 4).cells[1].outputs[0]["text"] == "1 3 1\n"

@@ -12,11 +12,13 @@ This tool executes each chapter once, with the executor the build itself uses
    keyed by the hash of the notebook's code), where ``jupyter-book build`` then finds it
    ("Using cached notebook") instead of executing the chapter again.
 
-Each chapter's kernel gets the machine's cores divided among the jobs as its BLAS threads
-(:func:`blas_threads`: one each with two jobs on two cores). With two threads a kernel's numpy
-spins on a core the other chapter is using: on the two-core machine the chapters took 310 s two
-at a time with the default threads and 241 s with one (2026-11-29), and single cells up to
-eight times longer than alone (selection_compared's margin cell 54 s against 6.6 s alone).
+Each chapter gets its share of the machine's cores (:func:`core_share`: one each with two jobs
+on two cores), as its kernel's BLAS threads and as the most workers its protocol starts
+(``svmtrust.experiments.MAX_JOBS``; the results do not depend on the number of workers). With
+two BLAS threads a kernel's numpy spins on a core the other chapter is using: on the two-core
+machine the chapters took 310 s two at a time with the default threads and 241 s with one
+(2026-11-29), and single cells up to eight times longer than alone (selection_compared's margin
+cell 54 s against 6.6 s alone).
 
 Usage: ``python tools/run_chapters.py [--jobs N] [--store] [NOTEBOOK ...]`` (default: every
 ``book/*.ipynb``, two jobs). With ``--store`` a chapter whose presentation changed on purpose
@@ -61,8 +63,14 @@ SLOWEST_CELLS = 2
 #: The chapters that take longest, first: with two workers the longest chapter starts at once
 #: and the short ones fill the other core (the rest follow in name order).
 SLOWEST_FIRST = ("span", "transduction", "confidence_compared", "selection_compared", "tcm_nn")
-#: The environment variables that set the BLAS and OpenMP thread counts of a kernel.
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: The environment variables that set a kernel's share of the cores: its BLAS and OpenMP
+#: threads, and the workers of its protocols (``svmtrust.experiments.MAX_JOBS``).
+SHARE_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "SVMTRUST_MAX_JOBS",
+)
 #: Output fields nbval does not compare (its defaults, without nbdime).
 SKIP = {
     "metadata",
@@ -77,18 +85,18 @@ SKIP = {
 }
 
 
-def blas_threads(jobs: int, cores: int | None = None) -> int:
-    """BLAS threads for each of ``jobs`` kernels running at once: the cores shared out, at
+def core_share(jobs: int, cores: int | None = None) -> int:
+    """The cores each of ``jobs`` kernels running at once may use: the cores shared out, at
     least one."""
     cores = (os.cpu_count() or 1) if cores is None else cores
     return max(1, cores // max(1, jobs))
 
 
-def limit_threads(jobs: int) -> None:
-    """Give the kernels this process starts :func:`blas_threads` ``(jobs)`` threads each (a
-    kernel inherits the environment), unless the caller set a count."""
-    for name in THREAD_VARIABLES:
-        os.environ.setdefault(name, str(blas_threads(jobs)))
+def share_cores(jobs: int) -> None:
+    """Give the kernels this process starts :func:`core_share` ``(jobs)`` BLAS threads and
+    protocol workers each (a kernel inherits the environment), unless the caller set a count."""
+    for name in SHARE_VARIABLES:
+        os.environ.setdefault(name, str(core_share(jobs)))
 
 
 def execute(path: Path) -> tuple[dict, float, str | None, list[tuple[float, int]]]:
@@ -196,7 +204,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.notebooks] or sorted(BOOK.glob("*.ipynb"))
     paths.sort(key=lambda p: SLOWEST_FIRST.index(p.stem) if p.stem in SLOWEST_FIRST else 99)
-    limit_threads(args.jobs)
+    share_cores(args.jobs)
     failed = 0
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:

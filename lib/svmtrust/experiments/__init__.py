@@ -11,6 +11,7 @@ the tasks, so ``joblib.parallel_config(backend="dask")`` sends them to a Dask cl
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 
 import joblib
@@ -35,6 +36,11 @@ CHAPTERS = (
 #: The two scales every protocol offers.
 SCALES = ("book", "paper")
 
+#: The environment variable that caps the workers of :func:`parallel_map`, whatever ``n_jobs``
+#: asks: ``tools/run_chapters.py`` sets it to each chapter's share of the cores when it runs
+#: chapters side by side, so that two chapters do not start four workers on two cores.
+MAX_JOBS = "SVMTRUST_MAX_JOBS"
+
 
 def task_rng(seed: int, index: int) -> np.random.Generator:
     """The random generator of task ``index`` in a run seeded with ``seed``.
@@ -44,6 +50,17 @@ def task_rng(seed: int, index: int) -> np.random.Generator:
     """
     index = check_integer(index, "index", low=0)
     return np.random.default_rng(np.random.SeedSequence(check_seed(seed), spawn_key=(index,)))
+
+
+def workers(n_jobs: int) -> int:
+    """The workers :func:`parallel_map` starts for ``n_jobs`` (checked): ``n_jobs`` itself, or at
+    most the cap the environment variable :data:`MAX_JOBS` sets (``-1``, every core, becomes the
+    cap). The results do not depend on it."""
+    cap = os.environ.get(MAX_JOBS, "")
+    if not cap:
+        return n_jobs
+    cap = check_integer(int(cap) if cap.strip().isdigit() else cap, MAX_JOBS, low=1)
+    return cap if n_jobs == -1 else min(n_jobs, cap)
 
 
 def check_scale(scale) -> str:
@@ -71,7 +88,8 @@ def parallel_map(
     seed : int
         Seed of the run.
     n_jobs : int
-        Worker processes for joblib (1 runs in this process; -1 uses every core).
+        Worker processes for joblib (1 runs in this process; -1 uses every core), at most the
+        cap of :data:`MAX_JOBS` when it is set (:func:`workers`).
     desc : str, optional
         Label of the tqdm progress bar.
     progress : bool
@@ -92,7 +110,7 @@ def parallel_map(
         raise ValueError(f"tasks: expected an iterable of tasks, got {tasks!r}")
     tasks: Sequence = list(tasks)
     calls = (joblib.delayed(func)(task, task_rng(seed, i)) for i, task in enumerate(tasks))
-    runner = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+    runner = joblib.Parallel(n_jobs=workers(n_jobs), return_as="generator")
     bar = tqdm(runner(calls), total=len(tasks), desc=desc, disable=not show_progress(progress))
     return list(bar)
 
