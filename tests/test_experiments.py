@@ -159,8 +159,3 @@ def test_the_workers_are_capped_by_the_environment(monkeypatch):
         monkeypatch.setenv(MAX_JOBS, bad)
         with pytest.raises(ValueError, match=MAX_JOBS):
             workers(2)
-
-
-def _draw(task, rng):
-    """A task of the cap's test: its index and one draw of its generator."""
-    return task, float(rng.random())

@@ -18,6 +18,8 @@ CASES = [
     (M + "parallel_map", "seed a string", lambda: e.parallel_map(ADD, [1], seed="1"), "seed"),
     (M + "parallel_map", "n_jobs zero", lambda: e.parallel_map(ADD, [1], n_jobs=0), "n_jobs"),
     (M + "parallel_map", "func not callable", lambda: e.parallel_map(3, [1]), "func"),
+    (M + "workers", "n_jobs zero", lambda: e.workers(0), "n_jobs"),
+    (M + "workers", "n_jobs a float", lambda: e.workers(2.0), "n_jobs"),
     (M + "parallel_map", "tasks not iterable", lambda: e.parallel_map(ADD, 3), "tasks"),
     (
         M + "parallel_map",

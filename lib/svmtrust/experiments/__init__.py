@@ -53,9 +53,17 @@ def task_rng(seed: int, index: int) -> np.random.Generator:
 
 
 def workers(n_jobs: int) -> int:
-    """The workers :func:`parallel_map` starts for ``n_jobs`` (checked): ``n_jobs`` itself, or at
-    most the cap the environment variable :data:`MAX_JOBS` sets (``-1``, every core, becomes the
-    cap). The results do not depend on it."""
+    """The workers :func:`parallel_map` starts for ``n_jobs``: ``n_jobs`` itself, or at most the
+    cap the environment variable :data:`MAX_JOBS` sets (``-1``, every core, becomes the cap).
+    The results do not depend on it.
+
+    Raises
+    ------
+    ValueError
+        Naming ``n_jobs`` (:func:`~svmtrust.validation.check_n_jobs`), or :data:`MAX_JOBS` if it
+        is set to anything but a positive integer.
+    """
+    n_jobs = check_n_jobs(n_jobs)
     cap = os.environ.get(MAX_JOBS, "")
     if not cap:
         return n_jobs
