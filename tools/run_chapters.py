@@ -18,7 +18,8 @@ on two cores), as its kernel's BLAS threads and as the most workers its protocol
 two BLAS threads a kernel's numpy spins on a core the other chapter is using: on the two-core
 machine the chapters took 310 s two at a time with the default threads and 241 s with one
 (2026-11-29), and single cells up to eight times longer than alone (selection_compared's margin
-cell 54 s against 6.6 s alone).
+cell 54 s against 6.6 s alone). With two protocol workers each, two chapters ran four workers on
+two cores: 261 s against 206 s with one, back to back the same day.
 
 Usage: ``python tools/run_chapters.py [--jobs N] [--store] [NOTEBOOK ...]`` (default: every
 ``book/*.ipynb``, two jobs). With ``--store`` a chapter whose presentation changed on purpose
