@@ -154,8 +154,9 @@ book-clean: $(STAMP)
 	SVMTRUST_PROGRESS=0 $(JB)
 
 # The chapters executed once, two at a time (tools/run_chapters.py, each kernel with one BLAS
-# thread and one protocol worker on two cores): a cell that raises or a checked output that differs from the stored one fails, as under nbval; the executed chapters go
-# to the build's execution cache, so the from-scratch build that follows renders them without
+# thread and one protocol worker on two cores): a cell that raises or a checked output that
+# differs from the stored one fails, as under nbval; the executed chapters go to the build's
+# execution cache, so the from-scratch build that follows renders them without
 # executing them again.
 chapters: chapters-run
 	SVMTRUST_PROGRESS=0 $(JB)

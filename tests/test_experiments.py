@@ -21,6 +21,7 @@ def test_task_rng_depends_on_seed_and_index_only():
 
 
 def test_parallel_map_same_results_for_one_and_two_jobs():
+    assert experiments.workers(2) == 2  # two workers really run (no cap left in the environment)
     tasks = list(range(12))
     one = parallel_map(_draw, tasks, seed=5, n_jobs=1, progress=False)
     two = parallel_map(_draw, tasks, seed=5, n_jobs=2, progress=False)

@@ -94,9 +94,13 @@ def test_each_kernel_gets_its_share_of_the_cores():
 
 def test_the_kernels_inherit_their_share(tmp_path, monkeypatch):
     """A kernel started after ``share_cores(2)`` on two cores sees one BLAS thread and at most
-    one protocol worker; a count the caller set is kept."""
+    one protocol worker; a count the caller set is kept. (Each variable is set, then removed,
+    through ``monkeypatch``, which then restores it after the test: ``share_cores`` writes to
+    ``os.environ``, and a share left there would cap the workers of every later test in this
+    process, so that its one-against-two-jobs comparisons compared one job with one.)"""
     for name in run_chapters.SHARE_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "unset")
+        monkeypatch.delenv(name)
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
     monkeypatch.setattr(run_chapters.os, "cpu_count", lambda: 2)
     run_chapters.share_cores(2)

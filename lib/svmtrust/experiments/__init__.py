@@ -64,10 +64,13 @@ def workers(n_jobs: int) -> int:
         is set to anything but a positive integer.
     """
     n_jobs = check_n_jobs(n_jobs)
-    cap = os.environ.get(MAX_JOBS, "")
-    if not cap:
+    text = os.environ.get(MAX_JOBS, "")
+    if not text:
         return n_jobs
-    cap = check_integer(int(cap) if cap.strip().isdigit() else cap, MAX_JOBS, low=1)
+    try:
+        cap = check_integer(int(text), MAX_JOBS, low=1)
+    except ValueError:
+        raise ValueError(f"{MAX_JOBS}: must be a positive integer, got {text!r}") from None
     return cap if n_jobs == -1 else min(n_jobs, cap)
 
 
