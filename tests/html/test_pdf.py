@@ -77,10 +77,13 @@ def test_the_html_links_the_pdf_it_carries(pdf, html_dir):
 
 
 def test_the_log_is_clean_and_the_book_is_whole(pdf):
+    """The last XeLaTeX run's log has no problem, and the PDF has every page that run typeset
+    (latexmk -xelatex: XeLaTeX writes an .xdv, which xdvipdfmx turns into the PDF)."""
     log = pdf.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
     assert latex_log.problems(log) == []
-    pages = int(re.search(rf"Output written on {NAME}\.pdf \((\d+) pages", log).group(1))
-    assert pages > 200, pages
+    typeset = int(re.search(rf"Output written on {NAME}\.xdv \((\d+) pages", log).group(1))
+    assert typeset > 200, typeset
+    assert int(_info(pdf)["Pages"]) == typeset
 
 
 def test_a4_title_page_with_version_date_and_bibtex(pdf):
