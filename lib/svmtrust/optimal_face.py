@@ -133,7 +133,8 @@ class FaceOptimum:
         ``nu``, the multiplier of ``a^T x = d`` (for the SVM, the bias ``b``).
     on_face : ndarray of int
         ``M``: the indices with zero reduced gradient (for the SVM, the examples on the margin),
-        whatever their value.
+        whatever their value, and any index at a bound whose reduced gradient has the other
+        sign (:func:`_held`).
     exact : bool
         True when ``x`` solves the optimality conditions to rounding (a bordered linear solve);
         False when it keeps the accuracy of the optimum it started from.
@@ -524,9 +525,11 @@ def _check_problem(A, c, a, d, u, x):
 def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     """The minimum-norm point of the optimal face of (P), from any approximate optimum ``x``.
 
-    Steps: (i) an exact optimum by :func:`_active_set_optimum`; (ii) the face ``M``: the indices
-    whose reduced gradient is zero (to :data:`EXACT_TOL`, or, when (i) did not end, to ``tol``
-    or ten times the KKT violation of ``x``, whichever is larger); (iii) the point of smallest
+    Steps: (i) an exact optimum by :func:`_active_set_optimum`, its free values refined by one
+    more Newton step (:func:`_polished_optimum`); (ii) the face ``M``: every index but those a
+    reduced gradient of their bound's sign holds at it (:func:`_held`: beyond
+    :data:`EXACT_TOL`, or, when (i) did not end, beyond ``tol`` or ten times the KKT violation
+    of ``x``, whichever is larger); (iii) the point of smallest
     norm among the optima, computed on the face alone (:func:`_minimum_norm_on_face`: the face's
     directions, an exact active-set projection from ``x``, the bounds it reaches then held
     exactly). Finally identical indices of ``M`` get their group's mean, equal to the last bit.
@@ -556,6 +559,8 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     much as the step)."""
     x = np.clip(x, 0.0, u)
     x, exact = _active_set_optimum(A, c, a, d, u, x)
+    if exact:
+        x = _polished_optimum(A, c, a, d, u, x)
     scale = _gradient_scale(A, c, x)
     gradient = A @ x + c
     inside = (x > 0) & (x < u)
@@ -565,12 +570,8 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     else:
         violation = np.where(inside, np.abs(r), np.where(x == 0, -r, r))
         tol = max(tol, 10.0 * float(np.max(violation, initial=0.0)) / scale)
-    on_face = inside | (np.abs(r) <= tol * scale)
-    if not np.isfinite(u):
-        on_face |= r < 0  # no bound can hold such an index: a KKT violation, left to the face
-    face = np.flatnonzero(on_face)
-    base = np.where(~on_face & (r < 0), u, 0.0)
-    base[face] = x[face]
+    face = np.flatnonzero(~_held(x, r, u, tol * scale))
+    base = x.copy()
     if face.size >= 2:
         values, moved_exact = _minimum_norm_on_face(
             A[np.ix_(face, face)], c[face], a[face], base[face], u, scale, exact
@@ -581,6 +582,43 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
             base[face], exact = values, moved_exact
     nu = _equality_multiplier(A @ base + c, a, (base > 0) & (base < u), base >= u)
     return FaceOptimum(base, nu, face, exact)
+
+
+def _polished_optimum(A, c, a, d, u, x) -> np.ndarray:
+    """An exact optimum ``x`` after one more Newton step of its free values (iterative
+    refinement, clipped to the box), kept when the point stays exact.
+
+    The face is read from the reduced gradient, to :data:`EXACT_TOL`; the active-set method's
+    last step through a singular free block can leave that gradient a few times EXACT_TOL away
+    from zero at indices of the face, which then fell off it, and the minimum-norm step missed
+    their directions (a small box of 16 examples on an integer grid: two of nine multipliers held
+    at their bounds by reduced gradients of 2.2 and 1.3 times EXACT_TOL, an optimum of larger
+    norm than the canonical one; ``tests/test_optimal_face.py``). One step on the same bordered
+    system removes that rounding (the gradient there came out exactly 0).
+    """
+    free = (x > 0) & (x < u)
+    step = _step(A, a, A @ x + c, d - a @ x, free, x >= u)
+    if step is None or step[2]:
+        return x
+    trial = x.copy()
+    trial[free] = np.clip(trial[free] + step[0], 0.0, u)  # a value a rounding from its bound
+    return trial if _meets_kkt_exactly(A, c, a, u, trial, A @ trial + c) else x
+
+
+def _held(x, r, u: float, tol: float) -> np.ndarray:
+    """The indices off the optimal face: at a bound, held there by a reduced gradient ``r`` of
+    the bound's sign beyond ``tol`` (``r > tol`` at 0, ``r < -tol`` at ``u``).
+
+    Every other index is on the face: free, at a bound with ``|r| <= tol``, or at a bound with
+    ``r`` of the other sign, a violation of the KKT conditions that the optimum's certificate
+    took for rounding. Such an index keeps its value and stays free to move on the face; sent to
+    the bound its sign asks for (as this step once did) it broke ``a^T x = d``: an index at
+    ``C`` with ``r`` 1.1 times :data:`EXACT_TOL` moved to 0 (a small box, issue 33's
+    counterexample in ``tests/test_optimal_face.py``). No index off the face can move among the
+    optima anyway: along a direction ``v`` of the optimal face ``r^T v = 0``, and each held
+    index's term ``r_i v_i`` is at least 0 when ``v`` keeps it in the box.
+    """
+    return ((x <= 0.0) & (r > tol)) | ((x >= u) & (r < -tol))
 
 
 def _minimum_norm_on_face(A_MM, c_M, a_M, x_M, u, scale, exact=True):
