@@ -525,9 +525,9 @@ def _check_problem(A, c, a, d, u, x):
 def canonical_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     """The minimum-norm point of the optimal face of (P), from any approximate optimum ``x``.
 
-    Steps: (i) an exact optimum by :func:`_active_set_optimum`, its free values refined by one
-    more Newton step (:func:`_polished_optimum`); (ii) the face ``M``: every index but those a
-    reduced gradient of their bound's sign holds at it (:func:`_held`: beyond
+    Steps: (i) an exact optimum by :func:`_active_set_optimum`; (ii) the face ``M``: every index
+    but those a reduced gradient of their bound's sign holds at it, read at the optimum refined
+    by one more Newton step (:func:`_polished_optimum`, :func:`_held`: beyond
     :data:`EXACT_TOL`, or, when (i) did not end, beyond ``tol`` or ten times the KKT violation
     of ``x``, whichever is larger); (iii) the point of smallest
     norm among the optima, computed on the face alone (:func:`_minimum_norm_on_face`: the face's
@@ -559,10 +559,11 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
     much as the step)."""
     x = np.clip(x, 0.0, u)
     x, exact = _active_set_optimum(A, c, a, d, u, x)
-    if exact:
-        x = _polished_optimum(A, c, a, d, u, x)
     scale = _gradient_scale(A, c, x)
-    gradient = A @ x + c
+    # the face is read from the gradient of the optimum refined (_polished_optimum); the
+    # minimum-norm step starts from the optimum as found, so a face that the refinement leaves
+    # as it was gives the same bits
+    gradient = A @ (_polished_optimum(A, c, a, d, u, x) if exact else x) + c
     inside = (x > 0) & (x < u)
     r = gradient + _equality_multiplier(gradient, a, inside, x >= u) * a
     if exact:
@@ -586,7 +587,8 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
 
 def _polished_optimum(A, c, a, d, u, x) -> np.ndarray:
     """An exact optimum ``x`` after one more Newton step of its free values (iterative
-    refinement, clipped to the box), kept when the point stays exact.
+    refinement, clipped to the box), kept when the point stays exact: the point whose gradient
+    :func:`face_optimum` reads the face from.
 
     The face is read from the reduced gradient, to :data:`EXACT_TOL`; the active-set method's
     last step through a singular free block can leave that gradient a few times EXACT_TOL away
@@ -595,6 +597,10 @@ def _polished_optimum(A, c, a, d, u, x) -> np.ndarray:
     at their bounds by reduced gradients of 2.2 and 1.3 times EXACT_TOL, an optimum of larger
     norm than the canonical one; ``tests/test_optimal_face.py``). One step on the same bordered
     system removes that rounding (the gradient there came out exactly 0).
+
+    Only the face is read from it: its values differ from ``x`` in the last bits, and scores
+    compared exactly (the split and cross-conformal machines' on ``votes``, whose calibration
+    scores tie with a test score to 1e-16 only) would move with them.
     """
     free = (x > 0) & (x < u)
     step = _step(A, a, A @ x + c, d - a @ x, free, x >= u)
