@@ -363,3 +363,62 @@ def test_small_boxes_on_grids_against_the_reference():
             equal += 1
         compared += 1
     assert compared == 150 and equal >= 140, (compared, equal)
+
+
+def _grid_problem(seed: int):
+    """An SVM on an integer grid in one or two dimensions: rows repeated (some with the other
+    label), a linear, inhomogeneous quadratic or RBF kernel, ``C`` from 0.1 to 100."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(5, 25)), int(rng.integers(1, 3))
+    X = np.round(rng.normal(size=(n, d)) * rng.choice([1.0, 2.0]))
+    y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1.0, -1.0)
+    y[:2] = (1.0, -1.0)
+    pick = rng.choice(n, int(rng.integers(0, 4)))
+    X = np.r_[X, X[pick]]
+    y = np.r_[y, np.where(rng.random(pick.size) < 0.5, -y[pick], y[pick])]
+    kernels = (linear_kernel(X, X), (X @ X.T + 1.0) ** 2, rbf_kernel(X, X, gamma=0.5))
+    return kernels[int(rng.integers(3))], y, float(rng.choice([0.1, 1.0, 10.0, 100.0]))
+
+
+def test_copies_at_C_stay_at_C():
+    """Problem 18 of :func:`_grid_problem`: three copies with their multipliers at ``C = 0.1``
+    got their mean, 0.1 + 2.8e-17, above the box and neither free nor at the bound; a group's
+    mean is now kept within its own values."""
+    K, y, C = _grid_problem(18)
+    for solver in ("libsvm", "cvxpy"):
+        sol = fit_svm(K, y, C, solver=solver)
+        assert np.all(sol.alpha <= C) and np.sum(sol.alpha == C) == sol.bounded.size >= 3
+        assert np.array_equal(np.sort(np.r_[sol.free, sol.bounded]), np.flatnonzero(sol.alpha))
+
+
+def test_grid_problems_three_routes_against_the_reference():
+    """100 generated SVMs on integer grids, each solved three ways (libsvm and cvxpy made
+    canonical, and the last example added to the SVM of the others by the incremental path)
+    and compared with ``tests/reference_svm.py``: in the box (no multiplier above ``C``),
+    ``y^T alpha = 0``, the reference's dual value, no longer than the reference's optimum, equal
+    to it where the reference polished its point, and the three routes equal to 1e-9. Problems
+    18 and 88 had multipliers 2.8e-17 above ``C`` (:func:`test_copies_at_C_stay_at_C`)."""
+    compared = 0
+    for seed in range(100):
+        K, y, C = _grid_problem(seed)
+        ref = canonical_svm(K, y, C)
+        n = y.size - 1
+        base = fit_svm(K[:n, :n], y[:n], C, solver="libsvm")
+        routes = [fit_svm(K, y, C, solver=s) for s in ("libsvm", "cvxpy")]
+        routes.append(
+            IncrementalSVM(K[:n, :n], base, "libsvm").add(K[:n, n], K[n, n], y[n]).solution
+        )
+        size = max(1.0, float(np.max(ref.alpha)))
+        ref_value = float(np.sum(ref.alpha) - 0.5 * (ref.alpha * y) @ K @ (ref.alpha * y))
+        for sol in routes:
+            a = sol.alpha
+            assert sol.exact and np.all((a >= 0) & (a <= C)), seed
+            assert abs(a @ y) <= 1e-9 * size, seed
+            value = float(np.sum(a) - 0.5 * (a * y) @ K @ (a * y))
+            assert value >= ref_value - 1e-9 * max(1.0, abs(ref_value)), seed
+            assert a @ a <= ref.alpha @ ref.alpha + 1e-9 * size**2, seed
+            if ref.polished:
+                np.testing.assert_allclose(a, ref.alpha, atol=1e-6 * size, err_msg=str(seed))
+            np.testing.assert_allclose(a, routes[0].alpha, atol=1e-9 * size, err_msg=str(seed))
+            compared += 1
+    assert compared == 300
