@@ -16,7 +16,7 @@ from svmtrust.incremental_svm import IncrementalSVM
 from svmtrust.kernels import linear_kernel, rbf_kernel
 from svmtrust.optimal_face import canonical_optimum, identical_groups
 from svmtrust.qp import kernel_factor
-from svmtrust.svm import fit_svm
+from svmtrust.svm import dual_objective, fit_svm
 
 from tests.reference_svm import canonical_svm
 
@@ -322,18 +322,24 @@ def test_an_index_at_C_with_a_rounding_violation_stays_at_C():
         assert abs(sol.alpha @ y) <= 1e-15
 
 
-def _grid_small_box(seed: int):
-    """A small box on an integer grid in one or two dimensions: rows repeated (some with the
-    other label), points at the origin, a linear or an inhomogeneous quadratic kernel, ``C``
-    at 0.3, 0.6 or 1 of ``1 / max_i sum_j |K_ij|``: optimal faces of many directions."""
-    rng = np.random.default_rng(seed)
-    n, d = int(rng.integers(4, 16)), int(rng.integers(1, 3))
+def _grid_points(rng, sizes: tuple[int, int], most_copies: int):
+    """``(X, y)``: ``n`` points (``sizes[0] <= n < sizes[1]``) on an integer grid in one or two
+    dimensions, points at the origin among them, both labels, and up to ``most_copies`` rows
+    repeated, some with the other label."""
+    n, d = int(rng.integers(*sizes)), int(rng.integers(1, 3))
     X = np.round(rng.normal(size=(n, d)) * rng.choice([1.0, 2.0]))
     y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1.0, -1.0)
     y[:2] = (1.0, -1.0)
-    pick = rng.choice(n, int(rng.integers(0, 3)))
+    pick = rng.choice(n, int(rng.integers(0, most_copies + 1)))
     X = np.r_[X, X[pick]]
-    y = np.r_[y, np.where(rng.random(pick.size) < 0.5, -y[pick], y[pick])]
+    return X, np.r_[y, np.where(rng.random(pick.size) < 0.5, -y[pick], y[pick])]
+
+
+def _grid_small_box(seed: int):
+    """A small box on :func:`_grid_points`: a linear or an inhomogeneous quadratic kernel,
+    ``C`` at 0.3, 0.6 or 1 of ``1 / max_i sum_j |K_ij|``: optimal faces of many directions."""
+    rng = np.random.default_rng(seed)
+    X, y = _grid_points(rng, (4, 16), 2)
     K = X @ X.T if rng.random() < 0.5 else (X @ X.T + 1.0) ** 2
     C = float(rng.choice([0.3, 0.6, 1.0])) / float(np.max(np.sum(np.abs(K), axis=1)))
     return K, y, C
@@ -353,9 +359,7 @@ def test_small_boxes_on_grids_against_the_reference():
         sol = fit_svm(K, y, C, solver="libsvm")
         assert sol.exact and sol.fallback == "small_box", seed
         assert np.all((sol.alpha >= 0) & (sol.alpha <= C)) and abs(sol.alpha @ y) <= 1e-14, seed
-        value, ref_value = (
-            float(np.sum(a) - 0.5 * (a * y) @ K @ (a * y)) for a in (sol.alpha, ref.alpha)
-        )
+        value, ref_value = (dual_objective(K, y, a) for a in (sol.alpha, ref.alpha))
         assert value >= ref_value - 1e-12 * max(1.0, abs(ref_value)), seed
         assert np.sum((sol.alpha / C) ** 2) <= np.sum((ref.alpha / C) ** 2) + 1e-9, seed
         if ref.polished:
@@ -366,16 +370,10 @@ def test_small_boxes_on_grids_against_the_reference():
 
 
 def _grid_problem(seed: int):
-    """An SVM on an integer grid in one or two dimensions: rows repeated (some with the other
-    label), a linear, inhomogeneous quadratic or RBF kernel, ``C`` from 0.1 to 100."""
+    """An SVM on :func:`_grid_points`: a linear, inhomogeneous quadratic or RBF kernel, ``C``
+    from 0.1 to 100."""
     rng = np.random.default_rng(seed)
-    n, d = int(rng.integers(5, 25)), int(rng.integers(1, 3))
-    X = np.round(rng.normal(size=(n, d)) * rng.choice([1.0, 2.0]))
-    y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1.0, -1.0)
-    y[:2] = (1.0, -1.0)
-    pick = rng.choice(n, int(rng.integers(0, 4)))
-    X = np.r_[X, X[pick]]
-    y = np.r_[y, np.where(rng.random(pick.size) < 0.5, -y[pick], y[pick])]
+    X, y = _grid_points(rng, (5, 25), 3)
     kernels = (linear_kernel(X, X), (X @ X.T + 1.0) ** 2, rbf_kernel(X, X, gamma=0.5))
     return kernels[int(rng.integers(3))], y, float(rng.choice([0.1, 1.0, 10.0, 100.0]))
 
@@ -409,12 +407,12 @@ def test_grid_problems_three_routes_against_the_reference():
             IncrementalSVM(K[:n, :n], base, "libsvm").add(K[:n, n], K[n, n], y[n]).solution
         )
         size = max(1.0, float(np.max(ref.alpha)))
-        ref_value = float(np.sum(ref.alpha) - 0.5 * (ref.alpha * y) @ K @ (ref.alpha * y))
+        ref_value = dual_objective(K, y, ref.alpha)
         for sol in routes:
             a = sol.alpha
             assert sol.exact and np.all((a >= 0) & (a <= C)), seed
             assert abs(a @ y) <= 1e-9 * size, seed
-            value = float(np.sum(a) - 0.5 * (a * y) @ K @ (a * y))
+            value = dual_objective(K, y, a)
             assert value >= ref_value - 1e-9 * max(1.0, abs(ref_value)), seed
             assert a @ a <= ref.alpha @ ref.alpha + 1e-9 * size**2, seed
             if ref.polished:
