@@ -55,14 +55,14 @@ def browser():
 
 @pytest.fixture(scope="session")
 def soup():
-    """``soup(page)``: the page parsed (``html.parser``), once per session for every test that
+    """``soup(page)``: the page parsed (BeautifulSoup with lxml's parser), once per session for every test that
     reads it. The parsed page is shared: a test must not change it."""
     parsed = {}
 
     def parse(page: Path) -> BeautifulSoup:
         key = Path(page).resolve()
         if key not in parsed:
-            parsed[key] = BeautifulSoup(key.read_text(encoding="utf-8"), "html.parser")
+            parsed[key] = BeautifulSoup(key.read_text(encoding="utf-8"), "lxml")
         return parsed[key]
 
     return parse

@@ -145,7 +145,7 @@ def test_a_cell_printed_in_pieces_shows_once(tmp_path):
     assert "".join(o["text"] for o in outputs) == "first piece\nsecond piece\nthird piece\n"
     assert notebook_repeats(executed) == []
     page = tmp_path / "_build" / "html" / "pieces.html"
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "lxml")
     shown = [pre.get_text() for pre in soup.select(".cell_output pre")]
     assert shown == ["first piece\nsecond piece\nthird piece\n"]
     assert page_repeats(soup) == []

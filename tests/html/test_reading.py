@@ -17,7 +17,7 @@ NOT_PROSE = (
 
 
 def _soup(page):
-    return BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    return BeautifulSoup(page.read_text(encoding="utf-8"), "lxml")
 
 
 def raw_tex(soup) -> list[str]:
