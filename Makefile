@@ -52,18 +52,22 @@ book: $(STAMP)
 	SVMTRUST_PROGRESS=0 $(JB)
 
 # The whole book through Jupyter Book's LaTeX builder (XeLaTeX), reusing the execution cache of
-# the HTML build (about 2.5 minutes of processor time after `make book`: about 75 s for Sphinx
-# to write the LaTeX source, 65 s for latexmk's XeLaTeX runs). tools/latex_log.py fails on an
-# undefined reference or citation and on an overfull box over 20 pt. When the HTML book is
-# built, an incremental build then links the PDF from it (book/_ext/book_pdf.py copies it beside
-# the pages). SOLUTIONS=0 builds the handout for teaching instead, the same book without the
-# solutions of the exercises, _build/latex/trusting-svm-handout.pdf; it leaves the HTML alone,
-# and the next `make pdf` or `make book` links it.
+# the HTML build (about 2.5 minutes after `make book`, 148 s on 2026-11-29: about 60 s for Sphinx
+# to write the LaTeX source, 75 s before book/_ext/collector.py made Python's garbage collector
+# rarer, 65 s for latexmk's XeLaTeX runs, the rest the HTML build that links the PDF).
+# tools/latex_log.py fails on an undefined reference or citation and on an overfull box over
+# 20 pt. When the HTML book is built, an incremental build then links the PDF from it
+# (book/_ext/book_pdf.py copies it beside the pages). SOLUTIONS=0 builds the handout for
+# teaching instead, the same book without the solutions of the exercises,
+# _build/latex/trusting-svm-handout.pdf; it leaves the HTML alone, and the next `make pdf` or
+# `make book` links it.
 #
 # One Sphinx build writes the LaTeX source of both (`latex-tex`): the book's, in its own tree
 # _build/pdf/book (its doctrees apart, the execution cache shared through a link, so that it
-# never touches the HTML build's doctrees: a LaTeX build there changes their configuration, and
-# the next HTML build would read every page again), whose solutions are marked by comment lines;
+# and the HTML build can run at once, as `make test` runs them; a LaTeX build from the HTML
+# build's environment reads no page and writes the same source byte for byte in 38 s instead of
+# 60, but it must wait for the HTML build: `make test`'s book and PDFs took 154 s that way
+# against 120 s, 2026-11-29), whose solutions are marked by comment lines;
 # then tools/handout_tex.py cuts the handout's source from it into _build/pdf/handout, with the
 # handout's title page. latexmk then makes each PDF in its own folder (`latex-book`,
 # `latex-handout`), the two at once on two cores with `make -j2 latex-both` (as `make test`
