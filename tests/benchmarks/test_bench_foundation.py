@@ -25,17 +25,9 @@ from svmtrust import datasets
 from svmtrust.experiments.svm import standardised_gram
 from svmtrust.svm import LIBSVM_TOL, fit_svm
 
+from .timing import fastest, medians
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _median_time(func, repeats):
-    func()  # warm up caches and imports
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def _digits_problem(n, seed=0):
@@ -47,8 +39,9 @@ def _digits_problem(n, seed=0):
 
 def test_exact_solve_n500_under_one_second():
     K, y = _digits_problem(500)
-    exact = _median_time(lambda: fit_svm(K, y, 1.0, "cvxpy"), repeats=3)
-    fast = _median_time(lambda: fit_svm(K, y, 1.0, "libsvm"), repeats=10)
+    exact, fast = medians(
+        lambda: fit_svm(K, y, 1.0, "cvxpy"), lambda: fit_svm(K, y, 1.0, "libsvm"), repeats=3
+    )
     print(
         f"\nexact cvxpy solve, n=500 RBF: {exact:.3f} s; libsvm path {fast * 1e3:.1f} ms; "
         f"ratio {exact / fast:.0f}x"
@@ -65,9 +58,12 @@ def test_libsvm_path_overhead(n):
     def direct():
         SVC(C=box, kernel="precomputed", tol=tol).fit(K, y)
 
-    base = _median_time(direct, repeats=15)
-    bulk = _median_time(lambda: fit_svm(K, y, box, "libsvm", check_kernel=False), repeats=15)
-    checked = _median_time(lambda: fit_svm(K, y, box, "libsvm"), repeats=15)
+    base, bulk, checked = fastest(
+        direct,
+        lambda: fit_svm(K, y, box, "libsvm", check_kernel=False),
+        lambda: fit_svm(K, y, box, "libsvm"),
+        repeats=15,
+    )
     print(
         f"\nn={n}: SVC {base * 1e3:.1f} ms; fit_svm(check_kernel=False) "
         f"{bulk * 1e3:.1f} ms = {bulk / base:.2f}x; with the PSD check "

@@ -10,32 +10,15 @@ cycles to its iteration limit). Before, half of them ran 1-3 s to that limit and
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from sklearn.svm import SVC
 from svmtrust.svm import LIBSVM_REACHABLE_TOL, fit_svm
 
 from ..problems import degenerate_problem
+from .timing import fastest
 
 SEEDS = range(20)
 REPEATS = 30
-
-
-def _fastest_times(first, second, repeats=REPEATS):
-    """Fastest times of two functions, called in alternation so that load hits both alike.
-
-    A fit takes about a millisecond; load from other processes only adds to it, so the
-    fastest of the repeats measures the fit itself.
-    """
-    first(), second()  # warm up caches and imports
-    times = np.empty((repeats, 2))
-    for row in times:
-        for column, func in enumerate((first, second)):
-            start = time.perf_counter()
-            func()
-            row[column] = time.perf_counter() - start
-    return times.min(axis=0)
 
 
 def test_degenerate_set_within_ten_times_a_direct_svc_fit():
@@ -43,9 +26,10 @@ def test_degenerate_set_within_ten_times_a_direct_svc_fit():
     for seed in SEEDS:
         K, y, C = degenerate_problem(seed)
         tol = LIBSVM_REACHABLE_TOL * max(1.0, C * float(np.mean(np.diag(K))))
-        direct, path = _fastest_times(
+        direct, path = fastest(
             lambda: SVC(C=C, kernel="precomputed", tol=tol).fit(K, y),
             lambda: fit_svm(K, y, C, solver="libsvm"),
+            repeats=REPEATS,
         )
         fallbacks += fit_svm(K, y, C, solver="libsvm").fallback != ""
         ratios.append(path / direct)

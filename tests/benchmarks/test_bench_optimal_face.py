@@ -12,24 +12,14 @@ O(n^2) per pass.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from svmtrust import datasets
 from svmtrust.kernels import rbf_kernel
 from svmtrust.svm import _solve_libsvm, fit_svm
 
+from .timing import fastest
+
 REPEATS = 5
-
-
-def _fastest(func, repeats=REPEATS):
-    func()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def _problems():
@@ -51,8 +41,11 @@ def test_canonical_overhead_over_bare_libsvm():
     for name, X, y in _problems():
         n = y.size
         K = rbf_kernel(X, gamma=1.0 / X.shape[1])
-        bare = _fastest(lambda: _solve_libsvm(K, y, 1.0))
-        full = _fastest(lambda: fit_svm(K, y, 1.0, solver="libsvm", check_kernel=False))
+        bare, full = fastest(
+            lambda: _solve_libsvm(K, y, 1.0),
+            lambda: fit_svm(K, y, 1.0, solver="libsvm", check_kernel=False),
+            repeats=REPEATS,
+        )
         sol = fit_svm(K, y, 1.0, solver="libsvm", check_kernel=False)
         ratios.append(full / bare)
         print(

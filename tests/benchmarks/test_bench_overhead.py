@@ -19,8 +19,6 @@ and the calibration rows scored).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from sklearn.svm import SVC
@@ -31,22 +29,11 @@ from svmtrust.split_conformal import CrossConformalSVM, SplitConformalSVM
 from svmtrust.svm import LIBSVM_TOL, fit_svm
 from threadpoolctl import threadpool_limits
 
+from .timing import fastest
+
 SIZES = (100, 400, 1600, 6400)
 REPEATS = 3
 C = 1.0
-
-
-def _fastest(*funcs, repeats=REPEATS):
-    """Fastest time of each function, called in alternation after one warm-up call each."""
-    for func in funcs:
-        func()
-    times = np.full(len(funcs), np.inf)
-    for _ in range(repeats):
-        for k, func in enumerate(funcs):
-            start = time.perf_counter()
-            func()
-            times[k] = min(times[k], time.perf_counter() - start)
-    return times
 
 
 def _satellite(n, seed=0):
@@ -81,11 +68,12 @@ def test_fit_svm_within_twice_svc(name):
         X, y = PROBLEMS[name](n)
         K = rbf_kernel(X, gamma=1.0 / X.shape[1])
         tol = LIBSVM_TOL * max(1.0, C * float(np.mean(np.diag(K))))
-        svc, bulk, checked, loo = _fastest(
+        svc, bulk, checked, loo = fastest(
             lambda: SVC(C=C, kernel="precomputed", tol=tol).fit(K, y),
             lambda: fit_svm(K, y, C, "libsvm", check_kernel=False),
             lambda: fit_svm(K, y, C, "libsvm"),
             lambda: span_rule_loo(K, fit_svm(K, y, C, "libsvm", check_kernel=False)),
+            repeats=REPEATS,
         )
         loo -= bulk  # span_rule_loo alone: the fit it is given is timed apart
         worst = max(worst, bulk / svc)
@@ -118,10 +106,11 @@ def test_conformal_machines_within_one_and_a_half_svc_fits():
         gamma = 1.0 / X.shape[1]
         split = SplitConformalSVM(kernel="rbf", C=C, gamma=gamma, seed=0).fit(X, y)
         proper, calibration = split.proper_index_, split.calibration_index_
-        fit_only, svc, fit = _fastest(
+        fit_only, svc, fit = fastest(
             lambda: SVC(C=C, kernel="rbf", gamma=gamma, tol=LIBSVM_TOL).fit(X[proper], y[proper]),
             lambda: _svc_split(X, y, proper, calibration, gamma),
             lambda: SplitConformalSVM(kernel="rbf", C=C, gamma=gamma, seed=0).fit(X, y),
+            repeats=REPEATS,
         )
         worst = max(worst, fit / svc)
         print(
@@ -134,9 +123,10 @@ def test_conformal_machines_within_one_and_a_half_svc_fits():
     gamma = 1.0 / X.shape[1]
     cross = CrossConformalSVM(kernel="rbf", C=C, gamma=gamma, n_folds=5, seed=0).fit(X, y)
     folds = cross.fold_
-    svcs, fit = _fastest(
+    svcs, fit = fastest(
         lambda: [_svc_split(X, y, folds != k, folds == k, gamma) for k in range(cross.n_folds)],
         lambda: CrossConformalSVM(kernel="rbf", C=C, gamma=gamma, n_folds=5, seed=0).fit(X, y),
+        repeats=REPEATS,
     )
     worst = max(worst, fit / svcs)
     print(

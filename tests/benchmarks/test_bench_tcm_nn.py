@@ -16,7 +16,6 @@ Targets from the chapter's issues, measured as ratios in one run:
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import numpy as np
@@ -26,22 +25,16 @@ from svmtrust import datasets
 from svmtrust.tcm_nn import AUTO_FAST_FROM, BACKENDS, TCMNearestNeighbours
 from threadpoolctl import threadpool_info
 
+from .timing import medians
+
 
 def _satimage():
     return datasets.satimage_train_test(datasets.load_satimage())
 
 
 def _medians(runs: dict, repeats: int = 7) -> dict:
-    """Median seconds of each function, after a warm-up, the repeats interleaved."""
-    times = {name: [] for name in runs}
-    for func in runs.values():
-        func()
-    for _ in range(repeats):
-        for name, func in runs.items():
-            start = time.perf_counter()
-            func()
-            times[name].append(time.perf_counter() - start)
-    return {name: float(np.median(t)) for name, t in times.items()}
+    """Median seconds of each function of ``runs`` (:func:`.timing.medians`), by name."""
+    return dict(zip(runs, medians(*runs.values(), repeats=repeats).tolist()))
 
 
 def _tcm(algorithm, X_train, y_train, X_test):
