@@ -603,6 +603,32 @@ def test_protocol_runs_one_data_set_with_the_draws_it_has_among_all(monkeypatch)
     assert parts[1]["data"].eq("optdigits").all() and len(parts[1]) == 6
 
 
+def test_protocol_retrains_and_the_incremental_route_gives_the_same_runs(monkeypatch):
+    """Table 2's runs solve the augmented SVMs again (``method="retrain"``); on the same draws
+    the incremental route gives every column the same (p-values, the four predictions,
+    confidence, credibility, the ties) and the test multipliers to rounding. Both data sets,
+    n = 20 and 40, a hard margin: the draws include tied p-values (digits with equal
+    multipliers) and optical digits repeated among the twos and sevens."""
+    from svmtrust.experiments import transduction as protocol
+
+    plan = dict(runs=40, sizes=(20, 40), progress=False, data=protocol.DATASETS)
+    retrained = protocol.table2_runs(**plan)
+    made = []
+
+    def incremental_machine(*args, **kwargs):
+        made.append(TransductiveSVM(*args, **{**kwargs, "method": "incremental"}))
+        return made[-1]
+
+    monkeypatch.setattr(protocol, "TransductiveSVM", incremental_machine)
+    incremental = protocol.table2_runs(**plan)
+    assert len(made) == 160 and all(hasattr(model, "incremental_") for model in made)
+    multipliers = ["alpha_seven", "alpha_two"]
+    others = [c for c in retrained.columns if c not in multipliers]
+    assert retrained[others].equals(incremental[others])
+    np.testing.assert_allclose(retrained[multipliers], incremental[multipliers], rtol=0, atol=1e-12)
+    assert retrained["p_tie"].sum() > 0 and len(retrained) == 160
+
+
 def test_a_hard_margin_on_inseparable_data_fails_in_fit_and_leaves_it_unfitted():
     """The default C = inf on data that are not separable: fit says to use a finite C, and
     predict then raises NotFittedError (not AttributeError); a finite C fits the same data."""

@@ -402,8 +402,9 @@ def _table2_run(n: int, solver: str, data: str, rng: np.random.Generator) -> dic
     The two augmented SVMs are solved again (``method="retrain"``), not reached from the
     training SVM by the incremental route: with one test digit per training set, preparing the
     incremental route costs more than it saves (6.4 against 4.2 ms a run at n = 20, 11.0 against
-    10.7 at n = 200, 2026-11-29). The p-values are the same either way
-    (``tests/test_incremental_svm.py``); the test multipliers may differ in the last bits.
+    10.7 at n = 200, 2026-11-29). Every column of a run is the same either way but the test
+    multipliers, which may differ in the last bits (``tests/test_transduction.py``, on these
+    draws; ``tests/test_incremental_svm.py``, on generated hard structures).
     """
     X, y = two_against_seven(data)
     train, test = _draw_run(n, y, rng)
