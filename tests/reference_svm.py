@@ -64,10 +64,12 @@ TIE_REL_POLISHED = 1e-10
 #: failed (stage 2's multipliers are only Clarabel-accurate: 1.7e-5 of C off on RBF gamma 3e-5).
 TSVM_TIE_BANDS = (3e-7, 3e-6)
 DISTINCT_REL_POLISHED = 1e-7
-#: ||w||^2 relative to (sum a)^2 max K_ii: at most W_ZERO_REL means w = 0, at least W_NONZERO_REL
+#: max |w . phi(x_i)| relative to the largest size of its terms (:func:`_w_zero`): at most
+#: W_ZERO_REL means w = 0, at least W_NONZERO_REL (W_NONZERO_REL_POLISHED after a polish)
 #: means w != 0, between: ambiguous (every DistanceTCM p-value of that bag is skipped).
 W_ZERO_REL = 1e-11
 W_NONZERO_REL = 1e-7
+W_NONZERO_REL_POLISHED = 1e-9
 #: Eigenvalues of K / s below this fraction of the largest are dropped from the factor L.
 EIG_REL = 1e-12
 #: KKT tolerance of the polish, relative to the problem's scale.
@@ -318,14 +320,7 @@ def canonical_svm(K: np.ndarray, y: np.ndarray, C: float, polish: bool = True) -
     alpha = a / s
     F = K @ (alpha * y)
     w2 = float(alpha @ (y * F))
-    ref = float(alpha.sum()) ** 2 * float(np.max(np.diag(K)))
-    if ref == 0 or abs(w2) <= W_ZERO_REL * ref:
-        w_zero = True
-    elif w2 >= W_NONZERO_REL * ref:
-        w_zero = False
-    else:
-        w_zero = None
-    return Canonical(alpha, b, F + b, w2, w_zero, polished, gap, viol)
+    return Canonical(alpha, b, F + b, w2, _w_zero(K, alpha, F, polished), polished, gap, viol)
 
 
 # ---------------------------------------------------------------- machines
@@ -530,13 +525,23 @@ def brute_force_svm(K: np.ndarray, y: np.ndarray, C: float) -> Canonical:
     F = K @ (a * y)
     b = _bias(a, y, C, F, (a > 0) & (a < C))
     w2 = float(a @ (y * F))
-    ref = float(a.sum()) ** 2 * float(np.max(np.diag(K)))
-    w_zero = (
-        True
-        if ref == 0 or abs(w2) <= W_ZERO_REL * ref
-        else (False if w2 >= W_NONZERO_REL * ref else None)
-    )
-    return Canonical(a, b, F + b, w2, w_zero, True, 0.0, 0.0)
+    return Canonical(a, b, F + b, w2, _w_zero(K, a, F, True), True, 0.0, 0.0)
+
+
+def _w_zero(K, a, F, polished) -> bool | None:
+    """Whether ``w = 0``: every ``F_i = sum_j a_j y_j K_ij`` (``w . phi(x_i)``) is 0 relative to
+    the size of its terms, ``sum_j a_j |K_ij|``. At most :data:`W_ZERO_REL` of the largest
+    term size: True; at least :data:`W_NONZERO_REL` (:data:`W_NONZERO_REL_POLISHED` for a
+    polished optimum, whose F is accurate far below Clarabel's tolerance): False; between:
+    None (ambiguous). Not ``||w||^2`` against ``(sum a)^2``: at a large box the multipliers are
+    large while ``w`` is not (linear kernel, C = 1e6: ``||w||^2`` about 1 against 1e15)."""
+    size = float(np.max(np.abs(K) @ a, initial=0.0))
+    if size == 0:
+        return True
+    rel = float(np.max(np.abs(F))) / size
+    if rel <= W_ZERO_REL:
+        return True
+    return False if rel >= (W_NONZERO_REL_POLISHED if polished else W_NONZERO_REL) else None
 
 
 def _free_splits(Q, y, C, splits, k):

@@ -5,7 +5,7 @@ import pytest
 from crepes.base import p_values_batch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from svmtrust import conformal
+from svmtrust import conformal, ties
 from svmtrust.conformal import confidence_credibility, error_rate, p_values, predict_set
 
 
@@ -182,9 +182,10 @@ def test_every_estimator_reads_the_region_level_alike():
 
 def test_trusted_p_value_and_merge_are_the_public_ones_bit_for_bit():
     """The estimators rank their own multipliers with ``conformal._p_value`` and merge ties
-    with ``conformal._merged`` (no checks: their inputs are valid by construction). On 2000
+    with ``ties.merged`` (no checks: their inputs are valid by construction). On 2000
     drawn bags with many ties, copies of the new score and infinite scores, both give the
-    public functions' bits, with and without smoothing."""
+    public functions' bits, with and without smoothing: ``_p_value`` on the bits that
+    ``p_values`` with ``tie_tol=0`` ranks, and on the merged bag what ``p_values`` gives."""
     rng = np.random.default_rng(41)
     for _ in range(2000):
         n = int(rng.integers(1, 30))
@@ -193,7 +194,11 @@ def test_trusted_p_value_and_merge_are_the_public_ones_bit_for_bit():
         )
         new = float(rng.choice(np.r_[scores, 0.7, np.inf]))
         tau = None if rng.random() < 0.5 else float(rng.random())
-        public = conformal.p_values(scores, new, tau=tau)
+        public = conformal.p_values(scores, new, tau=tau, tie_tol=0)
         assert conformal._p_value(scores, new, tau) == public
+        bag = ties.merged(np.r_[scores, new])
+        assert conformal._p_value(bag[:-1], bag[-1], tau) == conformal.p_values(
+            scores, new, tau=tau
+        )
         tol = float(rng.choice([1e-12, 1e-3, 0.2]))
-        assert np.array_equal(conformal._merged(scores, tol), conformal.merge_ties(scores, tol))
+        assert np.array_equal(ties.merged(scores, tol), conformal.merge_ties(scores, tol))

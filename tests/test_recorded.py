@@ -35,6 +35,12 @@ exceptions: confidence_compared's p-values, which the run rounds to six decimals
 equal (to 1e-9); Table 1's multipliers of the test digit (``alpha_other``, ``alpha_eight``),
 which the chapter does not quote, are compared to 1e-4 relative (:data:`ALPHAS`).
 
+The same sample, and one more trial of confidence_compared (:data:`COLUMN_ORDER_EXTRA`), is
+re-run with the feature columns of every data set permuted and compared in the same way
+(``test_recorded_run_reproduces_in_another_column_order``): a stand-in for another processor,
+whose rounding must not decide a tie (issue 49; :func:`permute_features` states what it
+patches and the one thing it keeps in the original order).
+
 Not covered, and why:
 
 - transduction's Table 2: each recorded row sums 20000 runs (``errors``, ``runs``...), so no
@@ -51,12 +57,14 @@ Not covered, and why:
 from __future__ import annotations
 
 import shutil
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from svmtrust import conformal
+from svmtrust import conformal, datasets
+from svmtrust import nonconformity_selection as selector
 from svmtrust.experiments import (
     confidence_compared,
     discrepancy,
@@ -482,19 +490,22 @@ def check_selection_compared(load) -> list[str]:
 P_COLUMNS = [f"{k}{c}" for k in "ps" for c in range(confidence_compared.MAX_CLASSES)]
 
 
-def check_confidence_compared(load) -> list[str]:
-    """Trial 0 of every data set and the first cost size."""
+def check_confidence_compared(load, trials=()) -> list[str]:
+    """Trial 0 of every data set and the first cost size; and the trial-stage ``trials``
+    given as ``(data, trial)`` pairs."""
     rows = load("confidence_compared")
     tasks = confidence_compared.tasks("paper")
+    sample = list(_first(tasks, lambda t: t[:2]).values())
+    sample += [i for i, t in enumerate(tasks) if t[0] == "trial" and t[1:3] in set(trials)]
     problems = []
-    for (stage, name), i in _first(tasks, lambda t: t[:2]).items():
+    for i in sample:
+        stage, name, index = tasks[i][:3]
         again = confidence_compared._task(tasks[i], task_rng(SEED, i))
-        index = tasks[i][2]
         stored = rows[(rows["stage"] == stage) & (rows["data"] == name) & (rows["trial"] == index)]
         if stage == "cost":
             stored = stored[stored["n_train"] == tasks[i][3]]
         keys = ("stage", "data", "trial", "n_train", "machine", "test")
-        what = f"confidence_compared {stage} {name}"
+        what = f"confidence_compared {stage} {name} {index}"
         problems += _compare(again, stored, keys, what, rtol=dict.fromkeys(P_COLUMNS, 0.0))
     return problems
 
@@ -533,3 +544,137 @@ def test_a_changed_row_is_caught(tmp_path):
     rows.to_csv(tmp_path / "transduction-paper.csv", index=False)
     problems = check_transduction(_loader(tmp_path))
     assert len(problems) == 1 and "credibility" in problems[0]
+
+
+# --------------------------------------------------------------------------- another column order
+
+#: Seeds the permutation of each data set's feature columns (with a checksum of its name).
+PERMUTATION_SEED = 49
+
+#: The functions through which each run's sampled tasks read their feature matrices, as
+#: ``(module, name, data set)``: each is called with the data set's name (``data set`` names the
+#: one ``transduction._digits`` reads, called with none) and returns the features first.
+#:
+#: - transduction: Table 1's tasks and split read ``_digits()`` (cached; replaced above its
+#:   cache, which keeps the original order);
+#: - tcm_nn: its ``load`` reads ``datasets.load`` and ``datasets.load_shuttle`` and then
+#:   normalises each digit image, so the normalisation too sums the pixels in the other order;
+#: - span: ``digit_split`` and ``breast_split`` read ``datasets.load``;
+#: - discrepancy and discrepancy_certified: every stage's ``_split`` reads ``datasets.load``;
+#: - nonconformity_selection: its ``load`` (``datasets.load``, and ``keel.read_table`` for the
+#:   integer-coded Credit) feeds ``outer_folds`` and ``fold_data``, which min-max scales the
+#:   permuted columns;
+#: - selection_compared: its ``load`` (``datasets.load``, ``keel.load_table``) feeds
+#:   ``draw_split``;
+#: - confidence_compared: its ``load`` (scaled and cached in ``_load``, read through
+#:   ``datasets.load`` and keel's ``load_table``) feeds ``svm_params``, ``draw`` and
+#:   ``evaluate``.
+FEATURE_SOURCES = {
+    "transduction": ((transduction, "_digits", "usps_like"),),
+    "tcm_nn": ((datasets, "load", None), (datasets, "load_shuttle", None)),
+    "span": ((datasets, "load", None),),
+    "discrepancy": ((datasets, "load", None),),
+    "discrepancy_certified": ((datasets, "load", None),),
+    "nonconformity_selection": ((nonconformity_selection, "load", None),),
+    "selection_compared": ((selection_compared, "load", None),),
+    "confidence_compared": ((confidence_compared, "load", None),),
+}
+
+#: Tasks re-run in another column order beyond the reproduction test's sample: trial 25 of
+#: breastw (min-max scaled integers 1-10, 234 duplicated rows), the one trial of the first 100
+#: of each data set (1100 trials) in which the library before issue 49 (d19bd1c) gave other
+#: p-values in the other order: TCM-NN's p-value of label 0 (0.534653) drops by 1/101 to
+#: 0.524752 (its smoothed one from 0.531271 to 0.523061), two distance ratios equal in exact
+#: arithmetic decided by their bits. The same 1100 trials give every p-value identical today.
+COLUMN_ORDER_EXTRA = {"confidence_compared": {"trials": (("breastw", 25),)}}
+
+
+def column_permutation(name: str, d: int) -> np.ndarray:
+    """The fixed permutation of the ``d`` feature columns of data set ``name`` (never the
+    identity for ``d >= 2``)."""
+    rng = np.random.default_rng([PERMUTATION_SEED, zlib.crc32(name.encode())])
+    while True:
+        perm = rng.permutation(d)
+        if d < 2 or np.any(perm != np.arange(d)):
+            return perm
+
+
+def permute_features(monkeypatch, run: str) -> dict:
+    """Make every data set of ``run`` reach its protocol with its columns permuted
+    (:func:`column_permutation`, the same for every row, training and test), through
+    :data:`FEATURE_SOURCES`.
+
+    For nonconformity_selection, the selector's random choice among tied (model, label) pairs
+    (``critical``) is seeded by the bytes of the test row (``point_keys``): a row with its
+    columns permuted is another key and gets another draw, which another machine (the same
+    data, the same bytes) would not. So ``point_keys`` is given the row in its original
+    column order; everything the draw chooses among is still computed from the permuted
+    columns. Measured on outer folds 0-2 of its ten data sets (30 folds) against the original
+    order: keyed by the permuted row, 13 of the 30 nonconformity rows change ``errors`` by 1 to
+    4 test points (``error`` by up to 0.114, ionosphere fold 1), among them the sampled votes
+    fold 0 (2 -> 1) and breastw fold 0 (1 -> 0) (15 of the 30 on d19bd1c); keyed by the
+    original order, all 30 rows are bit for bit the same, ``iterations`` and ``work`` too
+    (libsvm at ``SELECTION_TOL`` takes the same path), on today's library and on d19bd1c.
+
+    Returns
+    -------
+    dict
+        ``"loaded"``: ``(name, moved)`` per call of a source (``moved``: the permuted matrix
+        differs from the original); ``"keyed"``: rows keyed in the original order.
+    """
+    calls: dict = {"loaded": [], "keyed": []}
+    inverse: dict = {}
+
+    def permuting(load, default):
+        def wrapper(*args, **kwargs):
+            result = load(*args, **kwargs)
+            name = args[0] if args else default
+            X = result[0]
+            perm = column_permutation(name, X.shape[1])
+            permuted = X[:, perm]
+            calls["loaded"].append((name, not np.array_equal(permuted, X)))
+            inverse["last"] = np.argsort(perm)
+            if hasattr(result, "_replace"):  # a Dataset
+                return result._replace(X=permuted)
+            return (permuted, *result[1:])
+
+        return wrapper
+
+    for module, attribute, default in FEATURE_SOURCES[run]:
+        monkeypatch.setattr(module, attribute, permuting(getattr(module, attribute), default))
+    if run == "nonconformity_selection":
+        point_keys = selector.point_keys
+
+        def original_order_keys(X):
+            X = np.asarray(X)
+            if X.ndim == 2 and X.shape[1] == len(inverse.get("last", ())):
+                calls["keyed"].append(len(X))
+                X = X[:, inverse["last"]]
+            return point_keys(X)
+
+        monkeypatch.setattr(selector, "point_keys", original_order_keys)
+    return calls
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_recorded_run_reproduces_in_another_column_order(name, monkeypatch):
+    """The sampled tasks of ``test_recorded_run_reproduces`` (and :data:`COLUMN_ORDER_EXTRA`)
+    give the recorded rows, compared as there, with the feature columns of every data set
+    permuted: a stand-in for another processor (``../shared/pitfalls.md``, "The same numbers
+    on another machine"). Every kernel entry and distance of standardised or scaled data is
+    rounded otherwise and summed in another order, so a p-value, rank or count that decided a
+    tie exact in exact arithmetic by its bits would move (issue 49).
+
+    The permutation moves no bit where the features are 0/1 or small integers used raw (the
+    dot products are exact): breast and votes, and tcm_nn's satimage and shuttle subsets; those
+    rows check only the patching. It moves the bits of many Gram entries of every other data
+    set sampled (of 400 rows: 12% for min-max scaled breastw, 96% for the normalised digits).
+    """
+    calls = permute_features(monkeypatch, name)
+    problems = CHECKS[name](_loader(RECORDED), **COLUMN_ORDER_EXTRA.get(name, {}))
+    assert calls["loaded"], f"{name}: no data set was read through {FEATURE_SOURCES[name]}"
+    unmoved = sorted({data for data, moved in calls["loaded"] if not moved})
+    assert not unmoved, f"{name}: the permutation left the columns of {unmoved} in place"
+    if name == "nonconformity_selection":
+        assert calls["keyed"], "the selector's draws were not keyed through point_keys"
+    assert not problems, f"{len(problems)} recorded values differ:\n" + "\n".join(problems[:40])

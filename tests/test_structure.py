@@ -3,7 +3,8 @@
 The floors, lowest first (a module may import from any lower floor and from none at or above
 its own, so no import can close a circle):
 
-0. ``validation`` (argument checks) and ``keel`` (reading KEEL tables);
+0. ``validation`` (argument checks), ``ties`` (the one tie rule) and ``keel`` (reading KEEL
+   tables);
 1. ``kernels``, ``qp``, ``conformal``, ``pipeline``, ``datasets``, ``multiplicity``, ``memory``
    and ``progress``: the tools every method or comparison uses;
 2. ``optimal_face`` (the QP's optimal face) and ``efficiency`` (measures of prediction regions);
@@ -27,6 +28,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "svmtrust"
 FLOORS = {
     "validation": 0,
     "keel": 0,
+    "ties": 0,
     "kernels": 1,
     "qp": 1,
     "conformal": 1,

@@ -201,7 +201,7 @@ def test_sklearn_estimator_basics():
         "n_jobs": None,
         "algorithm": "auto",
         "smoothing": False,
-        "smoothing_seed": 0,
+        "smoothing_seed": None,
     }
     twin = clone(model).set_params(k=1)
     assert twin.k == 1 and model.k == 2

@@ -13,6 +13,8 @@ One module per idea:
   without retraining.
 - :mod:`~svmtrust.qp`: the one call to Clarabel behind every exact problem (tolerances, retry,
   :class:`~svmtrust.qp.SolveError`) and the factor of a positive semi-definite matrix.
+- :mod:`~svmtrust.ties`: the one tie rule, when two computed scores count as equal, so that a
+  p-value is the same on every processor, in every batch and in every order of the rows.
 - :mod:`~svmtrust.conformal`: p-values (smoothed or not: every confidence machine takes
   ``smoothing=True``), prediction regions, confidence and credibility.
 - :mod:`~svmtrust.pipeline`: preprocessing in front of a confidence machine, its p-values,

@@ -31,8 +31,16 @@ long as every test object has its own ``tau``, uniform and independent of the da
 other objects' draws (:func:`p_values` with ``tau``). Every estimator draws them the same way,
 through :class:`SmoothingMixin`: a generator the estimator owns, seeded by its
 ``smoothing_seed`` and advanced by every smoothed call, so that an object predicted alone gets
-a fresh draw too. Hardoon's convention has no share of the new example to smooth: with
-``include_new=False`` and ``tau`` the p-value is theirs with its ties broken at random,
+a fresh draw too. With ``smoothing_seed=None`` (the default) the generator is seeded from fresh
+OS entropy, so every clone and every new estimator draws independent ``tau``: valid in any
+calling pattern (a new estimator or :func:`sklearn.base.clone` per object, as
+``cross_val_score`` and ``GridSearchCV`` do), not reproducible. With an integer seed a clone,
+or a new estimator with the same seed, repeats the same draws: reproducible, and valid within
+one estimator's stream, but a loop that builds a new estimator per object with the same
+integer seed gives every object the same ``tau``, and validity is lost.
+
+Hardoon's convention has no share of the new example to smooth: with ``include_new=False`` and
+``tau`` the p-value is theirs with its ties broken at random,
 ``(#{a_i > a_new} + tau #{a_i = a_new}) / n``, which is not a smoothed conformal p-value and
 not valid (it can be 0, and ``P{p <= eps}`` exceeds ``eps``).
 """
@@ -42,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .ties import TIE_TOL, bag_counts, check_tie_tol, merged
 from .validation import (
     NOT_FITTED,
     check_array,
@@ -73,7 +82,7 @@ __all__ = [
 ]
 
 
-def p_values(scores, new_scores, include_new=True, tau=None) -> np.ndarray:
+def p_values(scores, new_scores, include_new=True, tau=None, tie_tol=TIE_TOL) -> np.ndarray:
     """Conformal p-values of new scores against a bag of old scores, smoothed or not.
 
     Parameters
@@ -98,6 +107,12 @@ def p_values(scores, new_scores, include_new=True, tau=None) -> np.ndarray:
         broken at random, not a smoothed conformal p-value and not valid (with distinct
         scores ``P{p <= eps} = (floor(eps n) + 1) / (n + 1)``, above ``eps``; ties make it
         worse). ``tau = 1`` gives the p-value without smoothing.
+    tie_tol : float, default :data:`svmtrust.ties.TIE_TOL`
+        Each new score is counted in its own bag, the old scores plus that one, whose scores
+        are merged by the library's tie rule (:mod:`svmtrust.ties`, eq. (T)): neighbours within
+        ``tie_tol`` times the bag's largest ``|score|`` are equal. ``0`` compares the bits
+        (crepes' ``p_values_batch`` then gives the same p-values, bit for bit); with scores
+        that are distinct at the resolution ``tie_tol`` both agree.
 
     Returns
     -------
@@ -113,7 +128,7 @@ def p_values(scores, new_scores, include_new=True, tau=None) -> np.ndarray:
         Naming ``tau`` if it is not a number (or a vector of one per new score) in [0, 1].
     """
     scalar = np.ndim(new_scores) == 0
-    greater, ties = rank_counts(scores, np.atleast_1d(new_scores))
+    greater, ties = rank_counts(scores, np.atleast_1d(new_scores), tie_tol)
     p = counts_p_values(greater, ties, np.size(scores), include_new, tau)
     return float(p[0]) if scalar else p
 
@@ -121,15 +136,16 @@ def p_values(scores, new_scores, include_new=True, tau=None) -> np.ndarray:
 def _p_value(scores: np.ndarray, new: float, tau: float | None) -> float:
     """:func:`p_values` of one new score with the new example counted (``include_new``), for
     arguments the caller has made valid: ``scores`` a non-empty float array and ``new`` a float,
-    neither NaN, ``tau`` None or in [0, 1]. The estimators rank their own multipliers and
-    distances with it; the same counts and formula (:func:`_from_counts`), the same bits."""
+    neither NaN, ``tau`` None or in [0, 1], the bag already merged (:func:`svmtrust.ties.merged`).
+    The estimators rank their own multipliers and distances with it; the same counts and formula
+    (:func:`_from_counts`), the same bits."""
     greater = int(np.count_nonzero(scores > new))
     ties = int(np.count_nonzero(scores == new))
     return _from_counts(greater, ties, scores.size, 1.0, tau)
 
 
 def calibration_p_values(
-    scores, test_scores, codes=None, include_new=True, tau=None, labels=None
+    scores, test_scores, codes=None, include_new=True, tau=None, labels=None, tie_tol=TIE_TOL
 ) -> np.ndarray:
     """Split (inductive) conformal p-values of every test example and candidate label.
 
@@ -146,8 +162,9 @@ def calibration_p_values(
     codes : array_like of int, shape (q,), optional
         Column index of each calibration example's label: Mondrian p-values. ``None`` (the
         default): every calibration example calibrates every label.
-    include_new, tau
-        As in :func:`p_values` (``tau`` one draw per test example, shared by its labels).
+    include_new, tau, tie_tol
+        As in :func:`p_values` (``tau`` one draw per test example, shared by its labels; the
+        bag of a Mondrian p-value is the calibration examples of its label and the test one).
     labels : sequence, optional
         The labels' names, for the message when a label has no calibration example.
 
@@ -183,29 +200,31 @@ def calibration_p_values(
                 f"y: class {labels[c]!r} has no calibration example,"
                 " so its Mondrian p-value is undefined"
             )
-        P[:, c] = p_values(old, test_scores[:, c], include_new=include_new, tau=tau)
+        P[:, c] = p_values(old, test_scores[:, c], include_new, tau, tie_tol)
     return P
 
 
-def rank_counts(scores, new_scores) -> tuple[np.ndarray, np.ndarray]:
-    """How many old scores exceed, and how many equal, each new score.
+def rank_counts(scores, new_scores, tie_tol=TIE_TOL) -> tuple[np.ndarray, np.ndarray]:
+    """How many old scores exceed, and how many equal, each new score, in its merged bag.
 
     Parameters
     ----------
     scores : array_like of shape (n,)
         Old strangeness scores, no NaN (``+inf`` allowed, equal to another ``+inf``).
     new_scores : array_like of shape (m,)
+    tie_tol : float, default :data:`svmtrust.ties.TIE_TOL`
+        At least 0: the tie rule's resolution (:func:`svmtrust.ties.bag_counts`).
 
     Returns
     -------
     greater, ties : ndarray of int, shape (m,)
-        ``#{i : scores_i > new}`` and ``#{i : scores_i == new}``.
+        ``#{i : scores_i > new}`` and ``#{i : scores_i == new}`` once the bag of the old
+        scores and that new one is merged (:mod:`svmtrust.ties`); with ``tie_tol = 0``, on the
+        bits.
     """
-    old = np.sort(_check_scores(scores, "scores"))
+    old = _check_scores(scores, "scores")
     new = _check_scores(np.atleast_1d(new_scores), "new_scores")
-    at_least = old.size - np.searchsorted(old, new, side="left")
-    greater = old.size - np.searchsorted(old, new, side="right")
-    return greater, at_least - greater
+    return bag_counts(old, new, check_tie_tol(tie_tol))
 
 
 def counts_p_values(greater, ties, n, include_new=True, tau=None) -> np.ndarray:
@@ -289,7 +308,9 @@ def smoothing_draws(seed, m) -> np.ndarray:
     Parameters
     ----------
     seed : int
-        In ``[0, MAX_SEED]`` (:func:`svmtrust.validation.check_seed`).
+        In ``[0, MAX_SEED]`` (:func:`svmtrust.validation.check_seed`): the integer
+        ``smoothing_seed`` of the estimator to reproduce (with ``smoothing_seed=None`` the first
+        draws come from fresh OS entropy and are not reproducible).
     m : int
         Number of test objects, at least 0.
 
@@ -302,15 +323,17 @@ def smoothing_draws(seed, m) -> np.ndarray:
 
 
 def check_smoothing(smoothing, smoothing_seed) -> bool:
-    """Check an estimator's ``smoothing`` (a bool) and ``smoothing_seed`` (a seed); return
-    ``smoothing``.
+    """Check an estimator's ``smoothing`` (a bool) and ``smoothing_seed`` (``None``, fresh OS
+    entropy, or a seed); return ``smoothing``.
 
     Raises
     ------
     ValueError
-        Naming the parameter that is refused.
+        Naming the parameter that is refused (a ``smoothing_seed`` that is neither ``None`` nor
+        an integer in ``[0, MAX_SEED]``: negative, a float, a string, a bool).
     """
-    check_seed(smoothing_seed, "smoothing_seed")
+    if smoothing_seed is not None:
+        check_seed(smoothing_seed, "smoothing_seed")
     return check_bool(smoothing, "smoothing")
 
 
@@ -320,22 +343,33 @@ class SmoothingMixin:
 
     Every smoothed call (:meth:`_smoothing_tau`, from ``predict_p`` and the methods built on
     it) draws the next ``m`` uniforms of the generator, one per test object. The generator is
-    made from ``smoothing_seed`` at the first smoothed call after the seed was set (by the
-    constructor, :func:`sklearn.base.clone` or :meth:`set_params`, even to the same value, or by
-    assigning another value to the attribute). So:
+    made from ``smoothing_seed`` (``numpy.random.default_rng(smoothing_seed)``) at the first
+    smoothed call after the seed was set (by the constructor, :func:`sklearn.base.clone` or
+    :meth:`set_params`, even to the same value, or by assigning another value to the
+    attribute); later calls advance that one generator, whatever the seed. The draws are
+    consecutive, so a batch gets the p-values its objects would get predicted one per call in
+    the same order, and one call's p-values depend on the smoothed calls before it.
 
-    * valid: every test object gets its own ``tau``, uniform and independent of the others',
-      whatever the calling pattern (one object per call, batches, a leave-one-out loop that
-      refits the same estimator), so ``P{p <= eps} = eps`` for every test object, exactly for
-      a conformal machine on exchangeable data;
-    * reproducible: the same sequence of smoothed calls after the seed was set gives the same
-      p-values, and the first one draws :func:`smoothing_draws` ``(smoothing_seed, m)``. One
-      call's p-values depend on the smoothed calls before it; the draws are consecutive, so a
-      batch gets the p-values its objects would get predicted one per call in the same order.
+    * ``smoothing_seed=None`` (the default): the generator is seeded from fresh OS entropy (a new
+      ``SeedSequence``) when it is made, so every clone and every new estimator draws its own,
+      independent ``tau``. Every test object gets its own ``tau``, uniform and independent of
+      the others', in any calling pattern (one object per call, batches, a loop that refits the
+      same estimator, a new estimator or a clone per object as ``cross_val_score`` and
+      ``GridSearchCV`` make), so ``P{p <= eps} = eps`` for every test object, exactly for a
+      conformal machine on exchangeable data. Not reproducible.
+    * an integer seed: reproducible. The same sequence of smoothed calls after the seed was set
+      gives the same p-values, the first drawing :func:`smoothing_draws`
+      ``(smoothing_seed, m)``, and a clone or a new estimator with the same seed repeats the
+      same draws. Valid within one estimator's stream (one estimator refitted and asked again
+      keeps drawing fresh ones), but a loop that builds a new estimator (or a clone) per object
+      with the same integer seed gives every object the same first draw: its ``tau`` is not
+      independent across objects, and validity is lost. Give each such estimator its own seed,
+      or leave it ``None``.
 
-    ``fit`` does not restart the draws (a loop that refits one estimator keeps drawing fresh
-    ones); a clone, or a new estimator with the same seed, starts again from the seed. Calls
-    without smoothing draw nothing. The generator's state is pickled with the estimator.
+    ``fit`` does not restart the draws. Calls without smoothing draw nothing. The generator's
+    state is pickled (and deep-copied) with the estimator: a copy continues the stream where
+    the estimator stands, so once it has drawn, a copy and its original draw the same ``tau``
+    from there on, whatever the seed.
     """
 
     def set_params(self, **params):
@@ -348,16 +382,18 @@ class SmoothingMixin:
 
     def _smoothing_tau(self, m: int):
         """``None`` without ``smoothing``; else the next ``m`` draws of the estimator's
-        generator (made from ``smoothing_seed`` if the seed changed since it was made).
+        generator (made from ``smoothing_seed``, fresh OS entropy for ``None``, if there is none
+        yet or the seed changed since it was made; a ``None`` seed keeps advancing one
+        generator, which only setting the seed restarts).
 
         Checks both parameters first (``ValueError`` naming the one refused).
         """
         if not check_smoothing(self.smoothing, self.smoothing_seed):
             return None
         m = check_integer(m, "m", low=0)
-        seed = int(self.smoothing_seed)
+        seed = None if self.smoothing_seed is None else int(self.smoothing_seed)
         state = getattr(self, "_smoothing_state", None)
-        if state is None or state[0] != seed:
+        if state is None or state[0] != seed:  # None == None: one generator for a None seed
             state = (seed, np.random.default_rng(seed))
             self._smoothing_state = state
         return state[1].random(m)
@@ -366,7 +402,8 @@ class SmoothingMixin:
 def merge_ties(scores, tol: float) -> np.ndarray:
     """Make scores that agree within ``tol`` times the largest ``|score|`` exactly equal.
 
-    The scores are sorted, and a new group starts wherever two neighbours differ by more than
+    The library's tie rule (:func:`svmtrust.ties.merged`, eq. (T)), with its argument checked:
+    the scores are sorted, and a new group starts wherever two neighbours differ by more than
     ``tol * max|scores|``; every score is replaced by the largest of its group. Scores computed
     to rounding (multipliers of the SVM's canonical optimum, distances to its hyperplane) can
     differ in their last bits with the order of the examples; merged, equal examples stay tied.
@@ -378,27 +415,13 @@ def merge_ties(scores, tol: float) -> np.ndarray:
     scores : array_like of shape (N,)
         Scores, no NaN (infinite ones form their own groups).
     tol : float
-        Relative tolerance, positive.
+        Relative tolerance, positive (the library's own is :data:`svmtrust.ties.TIE_TOL`).
 
     Returns
     -------
     ndarray of shape (N,)
     """
-    return _merged(_check_scores(scores, "scores"), check_positive(tol, "tol"))
-
-
-def _merged(values: np.ndarray, tol: float) -> np.ndarray:
-    """:func:`merge_ties` of checked arguments (a 1-D float array with no NaN, ``tol > 0``)."""
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    finite = np.abs(ordered[np.isfinite(ordered)])
-    gap = tol * max(float(np.max(finite, initial=0.0)), np.finfo(float).tiny)
-    with np.errstate(invalid="ignore"):  # inf - inf: equal infinite scores, one group
-        group = np.r_[0, np.cumsum(np.diff(ordered) > gap)]
-    last = np.r_[np.flatnonzero(np.diff(group)), ordered.size - 1]
-    merged = np.empty_like(values)
-    merged[order] = ordered[last][group]
-    return merged
+    return merged(_check_scores(scores, "scores"), check_positive(tol, "tol"))
 
 
 def _check_scores(scores, name: str) -> np.ndarray:

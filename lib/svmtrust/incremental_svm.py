@@ -116,7 +116,7 @@ from .optimal_face import (
     _one_point,
     _refined,
 )
-from .svm import SOLVERS, SVMSolution, _bias_and_margin, check_solution, fit_svm
+from .svm import SOLVERS, SVMSolution, _bias_and_margin, _snapped, check_solution, fit_svm
 from .validation import (
     check_array,
     check_choice,
@@ -861,6 +861,7 @@ class _Addition:
         ``S``, the path's margin set, holds kernel rows the face's block may take.
         """
         y, C = self.labels, self.C
+        alpha = _snapped(alpha, C)  # the one rule of a multiplier's category
         scale = _gradient_scale_of(self.diagonal, 1.0, alpha)
         b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
         margin = y * (values + b) - 1.0

@@ -43,6 +43,7 @@ from . import conformal
 from .conformal import default_validation_size
 from .kernels import rbf_kernel
 from .svm import LIBSVM_MAX_ITER, SolveError, SVMSolution, fit_svm
+from .ties import smallest
 from .validation import (
     check_array,
     check_binary_labels,
@@ -263,6 +264,11 @@ def nonconformity_p_values(validation_margins, test_values, tau=None) -> np.ndar
     by :func:`svmtrust.conformal.p_values` with ``include_new=False`` on the strangeness
     ``-y f(x)``; with ``tau``, its ties broken at random:
     ``(#{j : y_j f_k(x_j) < y f_k(x)} + tau #{j : y_j f_k(x_j) = y f_k(x)}) / n``.
+    Equality is the library's tie rule (:mod:`svmtrust.ties`): the n validation margins and the
+    test value of one model form a bag whose values within ``1e-9`` of its largest ``|value|``
+    are equal, so a test point equal to a validation row ties with it exactly, and a point's
+    p-values are the same alone and in any batch, though its decision values differ in their
+    last bits from one batch to another.
 
     That is not a smoothed conformal p-value. Eq. (2) leaves the test point out of its own bag,
     so there is no share of it to smooth, and no randomisation of eq. (2) that stays below it can
@@ -393,8 +399,9 @@ def _keyed_argmax(allowed: np.ndarray, seed: int, keys: np.ndarray) -> np.ndarra
 
 
 def _random_argmin(scores: np.ndarray, seed, keys) -> np.ndarray:
-    """Column of a row minimum of ``scores``, uniformly at random among ties (keyed draws)."""
-    return _keyed_argmax(scores <= scores.min(axis=1, keepdims=True), seed, point_keys(keys))
+    """Column of a row minimum of ``scores``, uniformly at random among ties (keyed draws),
+    scores equal by the library's tie rule (:func:`svmtrust.ties.smallest`) tied."""
+    return _keyed_argmax(smallest(scores), seed, point_keys(keys))
 
 
 def vc_deviation(m, d, delta) -> float:
@@ -551,21 +558,18 @@ class NonconformityModelSelector(conformal.SmoothingMixin, _GridEstimator):
     smoothing : bool, default False
         Eq. (2) with its ties broken at random in :meth:`predict_p`, :meth:`predict_p_all` and
         the regions and confidences built on them (:func:`nonconformity_p_values` with
-        ``tau``, ``(#{<} + tau #{=}) / n``, one draw per test point, its own whatever the
-        calling pattern). Without the test point in its own bag this is not a smoothed
-        conformal p-value, and it is not valid even for one fixed model
+        ``tau``, ``(#{<} + tau #{=}) / n``, one draw per test point, its own in any calling
+        pattern with ``smoothing_seed=None``). Without the test point in its own bag this is
+        not a smoothed conformal p-value, and it is not valid even for one fixed model
         (:func:`nonconformity_p_values`). The choice of ``k_crit`` (:meth:`epsilon_crit_`,
         :meth:`predict`, :meth:`bound`) stays the paper's, on the p-values without smoothing.
         Each p-value of :meth:`predict_p` is one of the model chosen for that test point, and
         the choice depends on the test point, so no validity guarantee holds for the selector
         as a whole, smoothed or not (on held-out data the true label gets ``p <= 0.05`` for
         13-16% of the test points).
-    smoothing_seed : int, default 0
-        Seeds the selector's own generator of draws, which every smoothed call advances
-        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
-        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
-        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
-        calls before it. Both are checked when p-values are computed.
+    smoothing_seed : int or None, default None
+        The draws' seed (:class:`svmtrust.conformal.SmoothingMixin`): ``None``, fresh entropy,
+        clones drawing independently; an integer, reproducible draws. Checked when p-values are computed.
 
     Attributes
     ----------
@@ -618,7 +622,7 @@ class NonconformityModelSelector(conformal.SmoothingMixin, _GridEstimator):
         seed=0,
         tie_break="random",
         smoothing=False,
-        smoothing_seed=0,
+        smoothing_seed=None,
     ):
         self.gammas = gammas
         self.Cs = Cs

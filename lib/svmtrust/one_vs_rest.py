@@ -7,9 +7,10 @@ index 0, and an example of class 0 takes the score of class 1 with the opposite 
 module holds that bookkeeping, shared by the full-transduction machines
 (:mod:`svmtrust.transduction`, :mod:`svmtrust.svm_distance`) and split conformal prediction
 (:mod:`svmtrust.split_conformal`): which SVMs there are (:func:`problems`), their labels
-(:func:`problem_signs`), their training (:func:`fit_one_vs_rest`), the signed distances of new
-examples to their hyperplanes (:func:`scaled_decisions`) and the strangeness of each example
-under the SVM of its own class (:func:`own_class_strangeness`, eq. (D) of
+(:func:`problem_signs`), their training (:func:`fit_one_vs_rest`), whether an SVM has a
+hyperplane at all (:func:`w_is_zero`), the signed distances of new examples to their
+hyperplanes (:func:`scaled_decisions`) and the strangeness of each example under the SVM of
+its own class (:func:`own_class_strangeness`, eq. (D) of
 :mod:`svmtrust.svm_distance`).
 """
 
@@ -17,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .optimal_face import EXACT_TOL, FACE_TOL, _gradient_scale_of
 from .svm import SOLVERS, SVMSolution, check_solution, fit_svm
+from .ties import is_zero
 from .validation import (
     check_array,
     check_bool,
@@ -32,6 +35,7 @@ __all__ = [
     "problems",
     "problem_signs",
     "fit_one_vs_rest",
+    "w_is_zero",
     "scaled_decisions",
     "own_class_strangeness",
 ]
@@ -95,10 +99,63 @@ def fit_one_vs_rest(
     ]
 
 
-def scaled_decisions(solutions, K_rows, alone=False, columns=None) -> np.ndarray:
+def w_is_zero(solution, values, diagonal, rows=None) -> bool:
+    """Whether an SVM's ``w`` is 0, so that it has no hyperplane and scores every example 0.
+
+    ``||w||^2`` of an SVM whose ``w`` is 0 in exact arithmetic is rounding of either sign, and
+    the rounding of ``||w||^2 = alpha^T Q alpha`` grows as ``sum(alpha)^2`` (at a large box the
+    multipliers are large while ``w`` is not: a linear kernel, n = 40, C = 1e6, ``||w||^2 =
+    1.678`` against a rounding bound of 20.6). So ``w = 0`` is decided where it is exact:
+    ``w = 0`` exactly when every ``g_i = sum_j alpha_j y_j K_ij = f(x_i) - b`` is 0, and it is
+    enough to look at the support vectors (``||w||^2 = sum_{i in S} alpha_i y_i g_i``). Each
+    ``g_i`` is compared with 0 at the solution's accuracy (:func:`svmtrust.ties.is_zero`, times
+    the size of the terms of ``f``: :func:`svmtrust.optimal_face._gradient_scale_of` of
+    ``diagonal`` and ``|b|``): for an exact solution :data:`svmtrust.optimal_face.EXACT_TOL`
+    times the number of terms of the sums that give ``g`` (the rounding of a sum of ``r``
+    terms grows as ``r`` machine epsilons; a constant SVM on conflicting copies, exact to its
+    KKT conditions, gave ``|g|`` up to 4 ``EXACT_TOL`` of the scale on 40 examples), for one
+    flagged inexact :data:`svmtrust.optimal_face.FACE_TOL`. At the large box above ``|g|`` reaches
+    5.0e-8 of the scale (C = 1e6; 5.0e-6 at C = 1e4). A computed ``||w||^2 <= 0`` counts as 0.
+
+    Parameters
+    ----------
+    solution : SVMSolution
+    values : array_like of shape (r,)
+        ``g_i`` at the training examples ``rows``.
+    diagonal : array_like of shape (r,)
+        ``K_ii`` at the same examples.
+    rows : array_like of int, optional
+        The examples, every support vector among them (all ``n`` by default).
+
+    Returns
+    -------
+    bool
+    """
+    if not isinstance(solution, SVMSolution):
+        raise ValueError(f"solution: expected an SVMSolution, got {solution!r}")
+    n = solution.alpha.size
+    rows = np.arange(n) if rows is None else check_indices(rows, "rows", n)
+    values = check_array(values, "values", ndim=1)
+    diagonal = check_array(diagonal, "diagonal", ndim=1)
+    for name, array in (("values", values), ("diagonal", diagonal)):
+        if array.size != rows.size:
+            raise ValueError(f"{name}: expected {rows.size} values, one per row, got {array.size}")
+    held = np.zeros(n, dtype=bool)
+    held[rows] = True
+    if not np.all(held[solution.support]):
+        raise ValueError("rows: must hold every support vector")
+    if solution.w_norm_squared <= 0.0:
+        return True
+    scale = _gradient_scale_of(diagonal, abs(solution.b), solution.alpha[rows])
+    tol = EXACT_TOL * max(rows.size, 1) if solution.exact else FACE_TOL
+    return bool(np.all(is_zero(values, scale, tol)))
+
+
+def scaled_decisions(solutions, K_rows, alone=False, columns=None, flat=None) -> np.ndarray:
     """``f_j(x) / ||w_j||`` of new examples under each SVM: shape (m, n_problems).
 
-    A hyperplane with ``w = 0`` gives ``f / max(||w||, tiny)``.
+    An SVM marked ``flat`` (``w = 0``, :func:`w_is_zero`) has no hyperplane and gives every
+    example 0, the convention of :mod:`svmtrust.svm_distance`.
 
     Parameters
     ----------
@@ -115,6 +172,8 @@ def scaled_decisions(solutions, K_rows, alone=False, columns=None) -> np.ndarray
         The training examples ``K_rows``'s columns belong to, when it holds only some of them:
         every support vector of every SVM (the others have no weight in ``f``). All ``n`` by
         default.
+    flat : array_like of bool, shape (n_problems,), optional
+        Which SVMs have ``w = 0``. None by default.
     """
     K_rows = check_array(K_rows, "K_rows", ndim=2)
     if not isinstance(solutions, (list, tuple)) or not solutions:
@@ -132,12 +191,17 @@ def scaled_decisions(solutions, K_rows, alone=False, columns=None) -> np.ndarray
         held[columns] = True
         if not all(np.all(held[s.support]) for s in solutions):
             raise ValueError("columns: must hold every support vector of every SVM")
+    flat = np.zeros(len(solutions), dtype=bool) if flat is None else np.asarray(flat)
+    if flat.dtype != bool or flat.shape != (len(solutions),):
+        raise ValueError(f"flat: expected {len(solutions)} booleans, one per SVM, got {flat!r}")
     rows = K_rows[:, None, :] if check_bool(alone, "alone") else K_rows
     return np.column_stack(
         [
-            (np.matmul(rows, s.coef[columns]).reshape(-1) + s.b)
+            np.zeros(K_rows.shape[0])
+            if zero
+            else (np.matmul(rows, s.coef[columns]).reshape(-1) + s.b)
             / max(np.sqrt(max(s.w_norm_squared, 0.0)), np.finfo(float).tiny)
-            for s in solutions
+            for s, zero in zip(solutions, flat)
         ]
     )
 

@@ -293,8 +293,14 @@ def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
         if wrong[worst] <= tol:
             return x, True
         lower[worst] = upper[worst] = False
-    # out of iterations (cycling on a near-singular kernel): the point may be optimal anyway
-    return x, _meets_kkt_exactly(A, c, a, u, x, A @ x + c)
+    # out of iterations (cycling on a near-singular kernel): the point may be optimal anyway;
+    # if not, the block moves of _block_pivots from it (collinear points under a linear kernel
+    # cycled here with another BLAS's last bits, 2.7 EXACT_TOL from optimal, and one block
+    # move from that point met every KKT condition)
+    if _meets_kkt_exactly(A, c, a, u, x, A @ x + c):
+        return x, True
+    moved, _, _, exact = _block_pivots(A, c, a, d, u, x, x <= 0.0, x >= u)
+    return (moved, True) if exact else (x, False)
 
 
 def _meets_kkt_exactly(A, c, a, u, x, gradient) -> bool:

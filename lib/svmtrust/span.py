@@ -42,6 +42,7 @@ from .optimal_face import (
     sparse_product,
 )
 from .svm import SOLVERS, _bias_and_margin, check_solution, fit_svm
+from .ties import is_zero
 from .validation import (
     check_array,
     check_binary_labels,
@@ -354,11 +355,47 @@ def span_closed_form(K, sol, ridge=SPAN_RIDGE) -> np.ndarray:
 # ----------------------------------------------------------------------------- the span rule
 
 
-def _thresholds(K, sol) -> np.ndarray:
-    """``y_p f(x_p) / alpha_p`` at support vectors: the span rule errs when ``S_p^2`` reaches it."""
-    margins = sol.y * sol.decision_function(K)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(sol.alpha > 0, margins / sol.alpha, np.nan)
+def _term_scale(K_rows, alpha, b, diagonal):
+    """The size of the terms of the decision values ``f(x_i) = sum_j alpha_j y_j K_ij + b`` of
+    the rows ``i`` of ``K_rows`` before they cancel, the scale at which a margin ``y_i f(x_i)``
+    is compared with 0 (:func:`_is_error`): ``sum_j alpha_j |K_ij| + |b|``, plus the size of
+    the terms ``b`` was itself computed from (``y_j - sum_k alpha_k y_k K_jk`` at training
+    points, :func:`svmtrust.svm._bias_and_margin`), bounded by
+    :func:`svmtrust.optimal_face._gradient_scale_of` of ``diagonal`` (the machine's
+    ``diag(K)``). Without that term a point with ``K_ij = 0`` for every ``j`` (the origin
+    under a linear kernel) would have ``f(x_i) = b`` compared with ``|b|`` itself, and an
+    exact bias 0 that came out as ``1e-16`` would never count as 0.
+
+    Columns of ``K_rows`` are the machine's training points (multipliers ``alpha``, bias
+    ``b``)."""
+    return np.abs(K_rows) @ alpha + (abs(b) + _gradient_scale_of(diagonal, 1.0, alpha))
+
+
+def _is_error(margins, scale) -> np.ndarray:
+    """``margin <= 0``, a margin that is 0 within :data:`svmtrust.ties.TIE_TOL` of ``scale``
+    (:func:`svmtrust.ties.is_zero`: the size of its terms, :func:`_term_scale`) counting as 0.
+
+    A margin that is 0 in exact arithmetic (a point whose leave-one-out machine is symmetric
+    about it, copies with both labels) comes out of floating-point arithmetic a few units in the
+    last place either side of 0, by solver, processor and order of the rows; compared bit for bit
+    with 0, whether it is an error would be decided by rounding. Every comparison of a margin,
+    or of the span rule's estimate of one, with 0 in this module goes through this rule. A NaN
+    (a closed-form span the bordered system could not give) is no error, as ``NaN <= 0`` is
+    not: the callers then decide by other means."""
+    margins = np.asarray(margins, dtype=float)
+    scale = np.asarray(scale, dtype=float)
+    known = ~(np.isnan(margins) | np.isnan(scale))
+    tie = is_zero(np.where(known, margins, 0.0), np.where(known, scale, 0.0)) & known
+    return (margins <= 0) | tie
+
+
+def _span_rule_error(margins, moves, scale) -> np.ndarray:
+    """The span rule's ``y_p f(x_p) - alpha_p S_p^2 <= 0`` (``moves = alpha_p S_p^2``) by
+    :func:`_is_error`, at the scale ``scale + moves`` of its terms (``scale``: those of
+    ``f(x_p)``). Monotone in ``moves``: a lower bound on ``S_p^2`` that errs, and an upper bound
+    that does not, decide the constrained span's answer (:func:`span_rule_early_stopping`)."""
+    moves = np.asarray(moves, dtype=float)
+    return _is_error(margins - moves, scale + moves)
 
 
 def span_rule_errors(K, sol, spans) -> np.ndarray:
@@ -368,7 +405,10 @@ def span_rule_errors(K, sol, spans) -> np.ndarray:
     (for a first-category one ``y_p f(x_p) = 1``, i.e. ``alpha_p S_p^2 >= 1``); every other
     point is predicted correct. A tie (equality) counts as an error, as leave-one-out counts
     ``y_p f^p(x_p) = 0`` as one; the paper's ``Psi(alpha_p S_p^2 - 1)`` with ``Psi(t) = 1``
-    only for ``t > 0`` counts a tie as correct. The two differ only on exact ties.
+    only for ``t > 0`` counts a tie as correct. The two differ only on exact ties. A tie is
+    decided by the library's tie rule (:func:`svmtrust.ties.is_zero`): the estimate counts as 0
+    when it is within :data:`svmtrust.ties.TIE_TOL` of the size of its terms,
+    ``sum_j alpha_j |K_pj| + |b| + alpha_p S_p^2`` and those of ``b`` (:func:`_term_scale`).
 
     Parameters
     ----------
@@ -390,7 +430,8 @@ def _span_rule_errors(K, sol, spans) -> np.ndarray:
     errors = np.zeros(K.shape[0], dtype=bool)
     sv = sol.support
     margins = sol.y[sv] * sol.decision_function(K[sv])
-    errors[sv] = margins - sol.alpha[sv] * spans[sv] <= 0
+    scale = _term_scale(K[sv], sol.alpha, sol.b, np.diag(K))
+    errors[sv] = _span_rule_error(margins, sol.alpha[sv] * spans[sv], scale)
     return errors
 
 
@@ -453,21 +494,26 @@ def span_rule_early_stopping(K, sol):
 
 def _span_rule_early_stopping(K, sol):
     """:func:`span_rule_early_stopping` of checked arguments."""
-    threshold = _thresholds(K, sol)
+    margins = sol.y * sol.decision_function(K)
+    scale = _term_scale(K, sol.alpha, sol.b, np.diag(K))
     spans_free, lambdas = _closed_form_coefficients(K, sol)
     errors = np.zeros(K.shape[0], dtype=bool)
+
+    def erring(p, span2) -> bool:  # the rule of span_rule_errors at S_p^2 = span2
+        return bool(_span_rule_error(margins[p], sol.alpha[p] * span2, scale[p]))
+
     undecided = []
     for p in sol.support:
-        if threshold[p] <= 0 or spans_free[p] >= threshold[p]:
+        if erring(p, 0.0) or erring(p, spans_free[p]):
             errors[p] = True
             continue
         lower, upper = _box(sol, p)
         lam = _project_feasible(lambdas[:, p], lower, upper)
-        if lam is None or _distance(K, sol.free, lam, p) >= threshold[p]:
+        if lam is None or erring(p, _distance(K, sol.free, lam, p)):
             undecided.append(p)
     if undecided:
         for p, value in _span_qps(K, sol, True, undecided):
-            errors[p] = value >= threshold[p]
+            errors[p] = erring(p, value)
     return errors, len(undecided)
 
 
@@ -481,7 +527,8 @@ def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
     """The span-rule estimate of the leave-one-out error, eq. (6) of Chapelle & Vapnik (1999).
 
     ``T = (1 / n) #{p : y_p f(x_p) - alpha_p S_p^2 <= 0}`` over the support vectors (points
-    that are not support vectors are classified correctly by leave-one-out).
+    that are not support vectors are classified correctly by leave-one-out), an estimate 0 to
+    rounding counting as 0 (:func:`span_rule_errors`; so does a training margin below).
 
     **No first-category support vector.** Then every multiplier is 0 or ``C`` and the rule has
     nothing to stand on: removing a support vector ``p`` changes ``sum_i y_i alpha_i`` by
@@ -521,7 +568,8 @@ def span_rule_loo(K, sol, method="closed_form", early_stopping=True) -> float:
     early_stopping = check_bool(early_stopping, "early_stopping")
     K = _check_inputs(K, sol)
     if sol.free.size == 0:  # the rule does not apply: the training error (see above)
-        return float(np.mean(sol.y * sol.decision_function(K) <= 0))
+        margins = sol.y * sol.decision_function(K)
+        return float(np.mean(_is_error(margins, _term_scale(K, sol.alpha, sol.b, np.diag(K)))))
     if method == "closed_form":
         spans = _closed_form_coefficients(K, sol)[0]
     elif early_stopping:
@@ -542,7 +590,12 @@ class LeaveOneOut:
     ----------
     margins : ndarray of shape (n,)
         ``y_p f^p(x_p)``, the margin of ``x_p`` under the SVM trained without it (to rounding:
-        the decremental path and retraining reach it by different arithmetic).
+        the decremental path and retraining reach it by different arithmetic). A margin that
+        is 0 within :data:`svmtrust.ties.TIE_TOL` of the size of its terms,
+        ``sum_j alpha^p_j |K_pj| + |b^p|`` over that SVM and the size of the terms of ``b^p``
+        (:func:`_term_scale`, :func:`svmtrust.ties.is_zero`), is stored as exactly 0.0: it is
+        0 in exact arithmetic (copies with both labels, a point the other points are symmetric
+        about), and its sign is rounding's, which differs by solver.
     sets_unchanged : ndarray of bool, shape (n,)
         Whether leaving ``x_p`` out kept every other point in its category (not a support
         vector, first or second category): the assumption of Theorem 2. True off the support.
@@ -560,7 +613,8 @@ class LeaveOneOut:
 
     @property
     def errors(self) -> np.ndarray:
-        """Leave-one-out errors, ``y_p f^p(x_p) <= 0``."""
+        """Leave-one-out errors, ``y_p f^p(x_p) <= 0``: a margin 0 to rounding (stored as 0.0,
+        see ``margins``) is an error."""
         return self.margins <= 0
 
 
@@ -691,8 +745,8 @@ class _Decremental:
             return None
 
     def remove(self, p):
-        """``(y_p f^p(x_p), categories)`` of the machine without ``p`` (``p``'s category -1),
-        or None: retrain."""
+        """``(y_p f^p(x_p), categories, scale)`` of the machine without ``p`` (``p``'s category
+        -1; ``scale``: :func:`_term_scale` of ``f^p(x_p)``), or None: retrain."""
         if self.inverse is None:
             return None
         if self.has_copies[p]:
@@ -874,7 +928,7 @@ class _Decremental:
             and (not np.isfinite(C) or np.all(free < (1.0 - LOO_ALPHA_GAP) * C - room))
         ):
             return None
-        return margin, status
+        return margin, status, float(np.abs(K[p, keep]) @ a_k) + (abs(b) + scale)
 
 
 class _MarginSet:
@@ -986,6 +1040,9 @@ def leave_one_out(K, y, C, solver="libsvm", sol=None, method="retrain") -> Leave
 
     A point that is not a support vector leaves the solution unchanged when removed (the dual
     optimum stays feasible and optimal), so its leave-one-out margin is its training margin.
+    A margin that is 0 to rounding (within :data:`svmtrust.ties.TIE_TOL` of the size of its
+    terms, ``sum_j alpha^p_j |K_pj| + |b^p|`` and those of ``b^p``) is returned as exactly 0.0
+    and counts as an error (:attr:`LeaveOneOut.errors`), whichever the solver and the route.
     Every support vector is removed in turn. With ``method="retrain"`` the SVM is retrained
     from scratch with :func:`~svmtrust.svm.fit_svm`. With ``method="decremental"`` the support
     vector's multiplier is lowered to 0 along the exact path of :class:`_Decremental`
@@ -1039,6 +1096,8 @@ def leave_one_out(K, y, C, solver="libsvm", sol=None, method="retrain") -> Leave
 def _leave_one_out(K, y, C, solver, sol, method) -> LeaveOneOut:
     """:func:`leave_one_out` of checked arguments."""
     margins = y * sol.decision_function(K)
+    # off the support the machine without p is sol
+    scales = _term_scale(K, sol.alpha, sol.b, np.diag(K))
     unchanged = np.ones(K.shape[0], dtype=bool)
     category = _category(sol.alpha, C)
     alpha_max = float(np.max(sol.alpha))
@@ -1048,14 +1107,16 @@ def _leave_one_out(K, y, C, solver, sol, method) -> LeaveOneOut:
         reached = path.remove(p) if path is not None else None
         keep = np.arange(K.shape[0]) != p
         if reached is not None:
-            margins[p] = reached[0]
+            margins[p], scales[p] = reached[0], reached[2]
             unchanged[p] = np.array_equal(reached[1][keep], category[keep])
             continue
         keep = np.flatnonzero(keep)
         sub = _refit(K[np.ix_(keep, keep)], y[keep], C, solver, alpha_max)
         margins[p] = y[p] * sub.decision_function(K[p, keep][None, :])[0]
+        scales[p] = _term_scale(K[p, keep], sub.alpha, sub.b, np.diag(K)[keep])
         unchanged[p] = np.array_equal(_category(sub.alpha, C), category[keep])
         retrained += 1
+    margins[is_zero(margins, scales)] = 0.0  # 0 to rounding: exactly 0, an error (errors)
     return LeaveOneOut(margins, unchanged, retrained, int(sol.support.size) - retrained)
 
 

@@ -11,8 +11,11 @@ negative signed distance to the SVM's hyperplane on the side of the label. Given
 training set, the calibration examples and the test example are exchangeable, so (S) is valid:
 ``P{p(x, y) <= eps} <= eps``. The label-conditional (Mondrian) version ranks ``a(x, c)`` among
 the calibration examples of class ``c`` only. crepes computes the same p-values
-(``crepes.base.p_values_batch(cal, test, smoothing=False)``, with ``bins`` for Mondrian); the
-tests check that they agree.
+(``crepes.base.p_values_batch(cal, test, smoothing=False)``, with ``bins`` for Mondrian), bit
+for bit where the scores of a bag are distinct at the library's tie rule (:mod:`svmtrust.ties`);
+the tests check that they agree. Where they are not, scores equal in exact arithmetic (copies of
+a free support vector all score ``-1/||w||``, copies of a calibration example score alike) are
+merged here before they are counted, and crepes counts their bits.
 
 Hardoon, Hussain & Shawe-Taylor (2009, Sec. 3) do the same with one fixed model and a validation
 set, but leave the test example out of its own bag, ``p = #{i : a_i >= a(x, y)} / q``, and keep
@@ -36,8 +39,10 @@ valid only once doubled (Rüschendorf's bound), so the error probability can rea
 Every machine here takes ``smoothing=True`` for smoothed p-values
 (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman & Shafer 2005, Sec. 2.4),
 one draw per test example from a generator the machine owns and advances
-(:class:`svmtrust.conformal.SmoothingMixin`), so that every test example gets its own draw
-whatever the calling pattern.
+(:class:`svmtrust.conformal.SmoothingMixin`), so that every test example gets its own draw:
+in any calling pattern with the default ``smoothing_seed=None`` (fresh OS entropy, not
+reproducible); with an integer seed, reproducibly, except that a clone or a new machine per
+test example with the same seed repeats the same draw.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ from .one_vs_rest import (
     problem_signs,
     problems,
     scaled_decisions,
+    w_is_zero,
 )
 from .svm import SOLVERS
 from .validation import (
@@ -97,6 +103,7 @@ class _ProperSVM:
     svms: list
     n_classes: int
     columns: np.ndarray
+    flat: np.ndarray
 
     @classmethod
     def train(cls, estimator, X, codes, n_classes: int) -> _ProperSVM:
@@ -107,10 +114,9 @@ class _ProperSVM:
         set alone, score the calibration and test examples alike: any optimum would do
         (``canonical=False``, which skips the minimum-norm step where the optimum is not
         unique; where it is unique both are the same point and cost one bordered solve). The
-        canonical optimum is kept because p-values count ties, and on duplicate-heavy data
-        (``votes``) another optimum moves recorded p-values of the comparison chapter (in its
-        first votes trial, Split p 0.500 -> 0.529 and Split Mondrian p 0.357 -> 0.429 with
-        ``canonical=False``).
+        canonical optimum is kept because p-values count ties, and where the optimum is not
+        unique another optimum scores the examples otherwise, so that the p-values would depend
+        on the solver and on the order of the rows.
 
         With libsvm and the RBF kernel of :mod:`svmtrust.kernels`, libsvm computes the kernel
         itself and the Gram matrix is computed only for a problem whose optimum is not unique
@@ -132,18 +138,22 @@ class _ProperSVM:
         else:
             svms = fit_one_vs_rest(gram(), codes, n_classes, estimator.C, estimator.solver)
         columns = np.unique(np.concatenate([s.support for s in svms]))
-        return cls(X, kernel, svms, n_classes, columns)
+        flat = np.array([_flat(kernel, X, s) for s in svms], dtype=bool)
+        return cls(X, kernel, svms, n_classes, columns, flat)
 
     def distances(self, X) -> np.ndarray:
-        """``f_j(x) / ||w_j||`` of examples under the SVM(s), computed for the batch."""
-        block = kernel_block(self.kernel, X, self.X[self.columns])
-        return scaled_decisions(self.svms, block, columns=self.columns)
+        """``f_j(x) / ||w_j||`` of examples under the SVM(s), computed for the batch, each
+        distinct row once (copies in a batch get the same bits)."""
+        distinct, inverse = np.unique(X, axis=0, return_inverse=True)
+        block = kernel_block(self.kernel, distinct, self.X[self.columns])
+        values = scaled_decisions(self.svms, block, columns=self.columns, flat=self.flat)
+        return values[inverse.reshape(-1)]
 
     def alone(self, X) -> np.ndarray:
         """:meth:`distances` of one example at a time: the same bits in every batch, computed
         together (:func:`svmtrust.kernels.rows_alone`, ``scaled_decisions(alone=True)``)."""
         block = rows_alone(self.kernel, X, self.X[self.columns])
-        return scaled_decisions(self.svms, block, alone=True, columns=self.columns)
+        return scaled_decisions(self.svms, block, alone=True, columns=self.columns, flat=self.flat)
 
     def _scores(self, values) -> np.ndarray:
         """Strangeness (D) under every candidate label from :meth:`distances`."""
@@ -160,41 +170,41 @@ class _ProperSVM:
         (m,), each computed alone (:meth:`alone`)."""
         return own_class_strangeness(self.alone(X), codes, self.n_classes)
 
-    def all_scores(self, X, calibration) -> np.ndarray:
+    def all_scores(self, X) -> np.ndarray:
         """Strangeness (D) of every test example under every candidate label, shape
-        (m, n_classes), as it ranks among the ``calibration`` scores whatever the batch.
+        (m, n_classes), computed for the batch.
 
         BLAS sums a kernel block, and its product with the multipliers, in an order that
         depends on the number of rows: one example's score in a batch of 3 and in a batch of 6
-        can differ in the last bits (1.8e-15), and flip its tie with an equal calibration
-        example. The scores are computed for the batch; those within :data:`NEAR_TOL` (relative)
-        of a calibration score are computed again alone, as the calibration scores were
-        (:meth:`own_scores`), so a test example equal to a calibration example ties with it
-        exactly, and the others are too far from every calibration score for the last bits to
-        move a count.
+        can differ in the last bits (1.8e-15), and a test example equal to a calibration example
+        or to a free support vector scores a few units in the last place away from it. The
+        p-values do not see those bits: they rank each test score in its bag merged by the
+        library's tie rule (:mod:`svmtrust.ties`, resolution ``1e-9`` of the bag's largest
+        score), so the same test example gets the same p-values in every batch.
         """
-        scores = self._scores(self.distances(X))
-        again = np.flatnonzero(np.any(_near(scores, calibration), axis=1))
-        if again.size:
-            scores[again] = self._scores(self.alone(X[again]))
-        return scores
+        return self._scores(self.distances(X))
 
 
-#: Relative distance (to the largest calibration score) within which a test score is
-#: recomputed alone (:meth:`_ProperSVM.all_scores`); the tolerance of the ties the full
-#: transductive machines merge (:func:`svmtrust.conformal.merge_ties`).
-NEAR_TOL = 1e-9
+#: Rows of the support vectors' kernel block computed at a time by :func:`_flat`.
+FLAT_BLOCK = 1024
 
 
-def _near(scores, calibration) -> np.ndarray:
-    """Whether each score lies within ``NEAR_TOL * max|calibration|`` of a calibration score."""
-    ref = np.sort(calibration)
-    finite = np.abs(ref[np.isfinite(ref)])
-    gap = NEAR_TOL * max(float(np.max(finite, initial=0.0)), np.finfo(float).tiny)
-    pos = np.searchsorted(ref, scores)
-    below, above = ref[np.maximum(pos - 1, 0)], ref[np.minimum(pos, ref.size - 1)]
-    with np.errstate(invalid="ignore"):  # inf - inf: equal infinite scores are equal anyway
-        return (np.abs(scores - below) <= gap) | (np.abs(above - scores) <= gap)
+def _flat(kernel, X, solution) -> bool:
+    """Whether the SVM's ``w`` is 0 (:func:`svmtrust.one_vs_rest.w_is_zero`), from the kernel
+    values among its support vectors, ``|S|^2`` of them, computed :data:`FLAT_BLOCK` rows at a
+    time (at most the ``n |S|`` values the fit itself takes); an SVM with no support vector has
+    ``w = 0``. Such an SVM scores every example 0 (:mod:`svmtrust.svm_distance`): dividing by
+    its rounding-size ``||w||`` would rank noise."""
+    support = solution.support
+    if support.size == 0:
+        return True
+    values, diagonal = [], []
+    for start in range(0, support.size, FLAT_BLOCK):
+        rows = support[start : start + FLAT_BLOCK]
+        block = kernel_block(kernel, X[rows], X[support])
+        values.append(block @ solution.coef[support])
+        diagonal.append(block[np.arange(rows.size), start + np.arange(rows.size)])
+    return w_is_zero(solution, np.concatenate(values), np.concatenate(diagonal), support)
 
 
 def _check_svm_params(model) -> None:
@@ -233,17 +243,13 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
-        labels; every test example gets its own draw whatever the calling pattern (one per call,
-        batches, a loop that refits), so that ``P{p <= eps} = eps`` exactly for every test example
-        on exchangeable data. Hardoon's convention only breaks its
-        ties at random, ``(#{a_i > a} + tau #{a_i = a}) / q``, which is not valid
-        (:func:`svmtrust.conformal.p_values`).
-    smoothing_seed : int, default 0
-        Seeds the estimator's own generator of draws, which every smoothed call advances
-        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
-        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
-        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
-        calls before it. Both are checked when p-values are computed.
+        labels, its own in every calling pattern (:class:`svmtrust.conformal.SmoothingMixin`),
+        so that ``P{p <= eps} = eps`` exactly on exchangeable data. Hardoon's
+        convention only breaks its ties at random, ``(#{a_i > a} + tau #{a_i = a}) / q``, which
+        is not valid (:func:`svmtrust.conformal.p_values`).
+    smoothing_seed : int or None, default None
+        The draws' seed (:class:`svmtrust.conformal.SmoothingMixin`): ``None``, fresh entropy,
+        clones drawing independently; an integer, reproducible draws. Checked when p-values are computed.
 
     Attributes
     ----------
@@ -255,6 +261,10 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
     support_columns_ : ndarray of int
         Positions in the proper training set of every SVM's support vectors: the examples new
         ones are scored against.
+    flat_svms_ : ndarray of bool
+        Which SVMs have ``w = 0`` (:func:`svmtrust.one_vs_rest.w_is_zero`): no hyperplane, so
+        they score every example 0 (the middle class of three bands on an integer grid, against
+        the rest, with a linear kernel).
     calibration_scores_ : ndarray of shape (q,)
         Strangeness (D) of the calibration examples under their own labels.
 
@@ -300,7 +310,7 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
         degree=3,
         coef0=0.0,
         smoothing=False,
-        smoothing_seed=0,
+        smoothing_seed=None,
     ):
         self.kernel = kernel
         self.C = C
@@ -353,7 +363,7 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
             )
         model = _ProperSVM.train(self, X[self.proper_index_], proper, self.classes_.size)
         self.X_proper_, self.kernel_, self.svms_ = model.X, model.kernel, model.svms
-        self.support_columns_ = model.columns
+        self.support_columns_, self.flat_svms_ = model.columns, model.flat
         self.calibration_codes_ = codes[self.calibration_index_]
         self.calibration_scores_ = model.own_scores(
             X[self.calibration_index_], self.calibration_codes_
@@ -367,9 +377,14 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
         """
         X = check_estimator_X(self, X, reset=False)
         model = _ProperSVM(
-            self.X_proper_, self.kernel_, self.svms_, self.classes_.size, self.support_columns_
+            self.X_proper_,
+            self.kernel_,
+            self.svms_,
+            self.classes_.size,
+            self.support_columns_,
+            self.flat_svms_,
         )
-        return model.all_scores(X, self.calibration_scores_)
+        return model.all_scores(X)
 
     def _include_new(self) -> bool:
         """Eq. (S) counts the test example in its own bag, Hardoon et al.'s p-value does not."""
@@ -431,14 +446,12 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         Of a named kernel, as in scikit-learn's ``SVC``.
     smoothing : bool, default False
         Smoothed p-values: ``(sum_k #{a_i > a^k} + tau (sum_k #{a_i = a^k} + 1)) / (n + 1)``,
-        one draw ``tau`` per test example, its own whatever the calling pattern (the
-        cross-conformal p-value is not guaranteed valid, smoothed or not).
-    smoothing_seed : int, default 0
-        Seeds the estimator's own generator of draws, which every smoothed call advances
-        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
-        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
-        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
-        calls before it. Both are checked at fit.
+        one draw ``tau`` per test example, its own (in any calling pattern with
+        ``smoothing_seed=None``; see ``smoothing_seed`` for an integer; the cross-conformal
+        p-value is not guaranteed valid, smoothed or not).
+    smoothing_seed : int or None, default None
+        The draws' seed (:class:`svmtrust.conformal.SmoothingMixin`): ``None``, fresh entropy,
+        clones drawing independently; an integer, reproducible draws. Checked at fit.
 
     Attributes
     ----------
@@ -495,7 +508,7 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         degree=3,
         coef0=0.0,
         smoothing=False,
-        smoothing_seed=0,
+        smoothing_seed=None,
     ):
         self.kernel = kernel
         self.C = C
@@ -565,7 +578,7 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         greater = np.zeros((X.shape[0], n_classes), dtype=int)
         ties = np.zeros_like(greater)
         for k, model in enumerate(self.models_):
-            new = model.all_scores(X, self.calibration_scores_[self.fold_ == k])
+            new = model.all_scores(X)
             for c in range(n_classes):
                 old = self.calibration_scores_[
                     (self.fold_ == k) & ((self.codes_ == c) | (not self.mondrian))

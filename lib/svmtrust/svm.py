@@ -25,7 +25,6 @@ import scipy.linalg.lapack
 from sklearn.svm import _libsvm
 
 from . import qp
-from .conformal import _merged
 from .optimal_face import (
     EXACT_TOL,
     FACE_TOL,
@@ -39,6 +38,7 @@ from .optimal_face import (
     sparse_product,
 )
 from .qp import SolveError, _kernel_factor
+from .ties import merged
 from .validation import (
     check_array,
     check_binary_labels,
@@ -527,6 +527,7 @@ def _unique_given(sol: SVMSolution, values, diagonal, block, product) -> SVMSolu
         if np.any(alpha[free] <= 0.0) or np.any(alpha[free] >= C):
             return None
         values = values + product(free, step * y[free])
+        alpha = _snapped(alpha, C)
     scale = _gradient_scale_of(diagonal, 1.0, alpha)
     b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
     if on_margin.size != free.size or _margin_violation(y, alpha, C, values, b) > (
@@ -570,6 +571,7 @@ def _margin_violation(y, alpha, C, values, b) -> float:
 def _with_alpha(K, sol: SVMSolution, alpha, exact) -> SVMSolution:
     """``sol`` with the multipliers ``alpha`` (already exactly 0 or C at the bounds), its bias
     and margin set from :func:`_bias_and_margin`."""
+    alpha = _snapped(alpha, sol.C)
     values = sparse_product(K, alpha * sol.y)
     scale = _gradient_scale_of(K.diagonal(), 1.0, alpha)
     b, on_margin = _bias_and_margin(sol.y, alpha, sol.C, values, scale, exact)
@@ -578,7 +580,8 @@ def _with_alpha(K, sol: SVMSolution, alpha, exact) -> SVMSolution:
 
 def _assembled(sol: SVMSolution, alpha, values, b, on_margin, exact) -> SVMSolution:
     """``sol`` with the multipliers ``alpha``, their decision values without the bias
-    ``values = K (alpha * y)``, the bias ``b`` and the margin set ``on_margin``."""
+    ``values = K (alpha * y)``, the bias ``b`` and the margin set ``on_margin``; ``alpha``
+    snapped (:func:`_snapped`) before ``b`` was computed."""
     support = np.flatnonzero(alpha > 0)
     bounded = np.flatnonzero(alpha == sol.C)
     return replace(
@@ -592,6 +595,21 @@ def _assembled(sol: SVMSolution, alpha, values, b, on_margin, exact) -> SVMSolut
         on_margin=on_margin,
         exact=bool(exact),
     )
+
+
+def _snapped(alpha, C) -> np.ndarray:
+    """``alpha`` with the multipliers within :data:`svmtrust.optimal_face.EXACT_TOL` of a bound
+    set to it: of the largest multiplier from 0 (every multiplier is tiny when the kernel is
+    scaled by 1e100, and none of them is then 0), of ``C`` from ``C``.
+
+    The one rule of a multiplier's category, applied by every route to an optimum before its
+    bias is taken (:func:`_with_alpha`, :func:`_unique_given`, the incremental path of
+    :mod:`svmtrust.incremental_svm`): such a multiplier is 0 or ``C`` to rounding (one of
+    3.4e-17 at ``C = 1`` was left by the face step on a binary-feature problem, a free support
+    vector on one processor and absent on another), and moving it changes every KKT condition
+    and ``y^T alpha`` by rounding only."""
+    alpha = np.where(alpha <= EXACT_TOL * float(np.max(alpha, initial=0.0)), 0.0, alpha)
+    return np.where(alpha >= C * (1.0 - EXACT_TOL), C, alpha) if np.isfinite(C) else alpha
 
 
 def _bias_and_margin(y, alpha, C, values, scale, exact=True):
@@ -773,7 +791,7 @@ def _categorise(alpha, C):
 def merge_multiplier_ties(alpha) -> np.ndarray:
     """Make multipliers that agree within the support tolerance exactly equal.
 
-    :func:`svmtrust.conformal.merge_ties` with the tolerance :data:`SUPPORT_TOL`: a new group starts
+    :func:`svmtrust.ties.merged` (the library's one tie rule) with the tolerance :data:`SUPPORT_TOL`: a new group starts
     wherever two sorted neighbours differ by more than ``SUPPORT_TOL * max(alpha)``, and every
     multiplier is replaced by the largest of its group.
     Multipliers snapped to 0 or C by :func:`categorise` stay 0 and C (their
@@ -806,7 +824,7 @@ def merge_multiplier_ties(alpha) -> np.ndarray:
 def _merged_multipliers(alpha: np.ndarray) -> np.ndarray:
     """:func:`merge_multiplier_ties` of multipliers the caller holds from a solution (finite,
     non-negative, 1-D): no check."""
-    return _merged(alpha, SUPPORT_TOL)
+    return merged(alpha, SUPPORT_TOL)
 
 
 def kkt_bias(K, y, alpha, C, free, bounded) -> float:

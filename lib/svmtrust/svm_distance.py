@@ -34,8 +34,13 @@ the bias an interval; the canonical solution takes its midpoint, for the trainin
 test example whichever route computed it (:func:`svmtrust.svm._bias_and_margin`), and the margin
 set is read at that bias. An SVM whose canonical ``w`` is 0 has no hyperplane: (D) is undefined
 (``||w||^2`` is rounding of either sign), and every example that SVM scores gets strangeness 0.
-Ties are merged within each SVM's distances (:data:`TIE_TOL` of its own largest), before the
-examples of each class take the distance of their own class's SVM.
+
+**Ties.** The strangeness values of one bag are merged by the library's tie rule
+(:func:`svmtrust.ties.merged`, the whole bag at once, every class together): values that are
+equal in exact arithmetic, such as those of two one-vs-rest SVMs with the same ``||w||``, come
+out of different SVMs a few units in the last place apart, and compared by their bits they
+would rank by rounding (an integer feature, a linear kernel, 3 classes: -0.49999999999999989
+against -0.5000000000000009, and a p-value of 0.585 or 0.829 by the order of the examples).
 """
 
 from __future__ import annotations
@@ -54,8 +59,9 @@ from .one_vs_rest import (
     own_class_strangeness,
     problem_signs,
     problems,
+    w_is_zero,
 )
-from .optimal_face import EXACT_TOL, _gradient_scale_of
+from .optimal_face import _gradient_scale_of
 from .progress import steps
 from .svm import (
     OUTSIDE_MARGIN_TOL,
@@ -65,6 +71,7 @@ from .svm import (
     check_solution,
     fit_svm,
 )
+from .ties import merged
 from .validation import (
     check_array,
     check_augmented_gram,
@@ -83,11 +90,6 @@ __all__ = [
     "kkt_margins",
     "DistanceTCM",
 ]
-
-#: Strangeness values of one bag that agree within this fraction of the largest are tied
-#: (:func:`svmtrust.conformal.merge_ties`): distances computed from the canonical optimum carry
-#: rounding of order 1e-15 that the order of the examples changes.
-TIE_TOL = 1e-9
 
 # --------------------------------------------------------------------------- the score
 
@@ -125,36 +127,20 @@ def _kkt_clipped(solution: SVMSolution, margins) -> np.ndarray:
     return margins
 
 
-def _merged(strangeness, codes, n_classes: int) -> np.ndarray:
-    """Ties merged (:func:`svmtrust.conformal.merge_ties`, :data:`TIE_TOL`) among the values
-    one SVM gave: the whole bag with two classes (one SVM), each class's examples with more (the
-    SVM of their class), so that another SVM's scale never decides a tie."""
-    if n_classes == 2:
-        return conformal._merged(strangeness, TIE_TOL)
-    merged = strangeness.copy()
-    for c in range(n_classes):
-        own = codes == c
-        if np.any(own):
-            merged[own] = conformal._merged(strangeness[own], TIE_TOL)
-    return merged
-
-
-def _signed_distances(solution: SVMSolution, margins, diagonal) -> np.ndarray:
-    """``y_i f(x_i) / ||w||`` from the margins; all 0 when ``w = 0``.
+def _signed_distances(solution: SVMSolution, decision, diagonal) -> np.ndarray:
+    """``y_i f(x_i) / ||w||`` from the decision values ``f(x_i)`` of the bag, the margins set as
+    the KKT conditions give them (:func:`kkt_margins`); all 0 when ``w = 0``
+    (:func:`svmtrust.one_vs_rest.w_is_zero`, on every example of the bag).
 
     ``||w||^2`` of an SVM whose canonical ``w`` is 0 is rounding of either sign (about 1e-13),
     and dividing by it would send the distances to +-1e6 or +-1e307 with the order of the
     examples; such an SVM has no hyperplane, and every example it scores gets distance 0 (the
-    convention of the module notes). ``w = 0`` is decided against the rounding of ``||w||^2 =
-    sum_i alpha_i y_i (f(x_i) - b)``: :data:`svmtrust.optimal_face.EXACT_TOL` times
-    ``sum(alpha)`` times the size of the terms of ``f`` (from ``diagonal``, the Gram matrix's
-    diagonal; :func:`svmtrust.optimal_face._gradient_scale_of`).
+    convention of the module notes).
     """
-    alpha = solution.alpha
-    w2 = solution.w_norm_squared
-    if w2 <= EXACT_TOL * float(np.sum(alpha)) * _gradient_scale_of(diagonal, 0.0, alpha):
-        return np.zeros(alpha.size)
-    return solution.y * margins / np.sqrt(w2)
+    if w_is_zero(solution, decision - solution.b, diagonal):
+        return np.zeros(solution.alpha.size)
+    margins = _kkt_clipped(solution, solution.y * decision)
+    return solution.y * margins / np.sqrt(solution.w_norm_squared)
 
 
 # --------------------------------------------------------------------------- the machine
@@ -190,15 +176,11 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
-        labels; every test example gets its own draw whatever the calling pattern (one per call,
-        batches, a loop that refits), so that ``P{p <= eps} = eps`` exactly for every test example
-        on exchangeable data.
-    smoothing_seed : int, default 0
-        Seeds the estimator's own generator of draws, which every smoothed call advances
-        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
-        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
-        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
-        calls before it. Both are checked when p-values are computed.
+        labels, its own in every calling pattern (:class:`svmtrust.conformal.SmoothingMixin`),
+        so that ``P{p <= eps} = eps`` exactly on exchangeable data.
+    smoothing_seed : int or None, default None
+        The draws' seed (:class:`svmtrust.conformal.SmoothingMixin`): ``None``, fresh entropy,
+        clones drawing independently; an integer, reproducible draws. Checked when p-values are computed.
 
     Attributes
     ----------
@@ -253,7 +235,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         degree=3,
         coef0=0.0,
         smoothing=False,
-        smoothing_seed=0,
+        smoothing_seed=None,
     ):
         self.kernel = kernel
         self.C = C
@@ -337,6 +319,9 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         Returns
         -------
         strangeness : ndarray of shape (l + 1,)
+            Merged by the tie rule (:func:`svmtrust.ties.merged`): the values that are ranked,
+            so that ``strangeness[:-1] == strangeness[-1]`` finds the training examples tied
+            with the test one.
         solves : int
             SVMs solved (the others were the training SVMs, still optimal).
         """
@@ -352,8 +337,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         for c, base in zip(problems(n_classes), self.base_):
             sol, solved = self._augmented(base, gram, problem_signs(codes, c, n_classes))
             solves += solved
-            columns.append(_signed_distances(sol, kkt_margins(sol, gram), np.diag(gram)))
-        return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
+            columns.append(_signed_distances(sol, sol.decision_function(gram), np.diag(gram)))
+        return merged(own_class_strangeness(np.column_stack(columns), codes, n_classes)), solves
 
     def _added_strangeness(self, additions: Additions, code: int) -> tuple[np.ndarray, int]:
         """:meth:`bag_strangeness` of the bag whose test example is labelled ``code``, each SVM
@@ -366,9 +351,8 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             added = additions.get(problem, problem_signs(codes[-1:], c, n_classes)[0])
             sol = added.solution
             solves += added.route != "outside"
-            margins = _kkt_clipped(sol, sol.y * added.decision)
-            columns.append(_signed_distances(sol, margins, additions.diagonals))
-        return own_class_strangeness(np.column_stack(columns), codes, n_classes), solves
+            columns.append(_signed_distances(sol, added.decision, additions.diagonals))
+        return merged(own_class_strangeness(np.column_stack(columns), codes, n_classes)), solves
 
     def solve(self, X) -> tuple[np.ndarray, int]:
         """p-values of every candidate label (eq. (13) on strangeness (D)) and the SVMs solved.
@@ -415,7 +399,6 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
                     a, solved = self._added_strangeness(additions, c)
                 else:
                     a, solved = self.bag_strangeness(gram, np.r_[self.codes_, c])
-                a = _merged(a, np.r_[self.codes_, c], self.classes_.size)
                 solves += solved
                 old = a[:n][self.codes_ == c] if self.mondrian else a[:n]
                 P[i, c] = conformal._p_value(old, a[n], tau[i])

@@ -21,7 +21,14 @@ distance: any deterministic and symmetric distance, used for every pair, gives t
 in both computations. The distance here is ``scipy.spatial.distance.cdist``'s Euclidean one,
 ``sqrt`` of the squared coordinate differences added from the first feature to the last
 (:func:`paired_distances` writes that order out; the tests check that the two agree), and a
-sum of ``k`` distances adds them from the smallest to the largest.
+sum of ``k`` distances adds them from the smallest to the largest. The count of eq. (3) is the
+library's tie rule (:mod:`svmtrust.ties`), as every p-value of the library: ratios within
+``1e-9`` of the bag's largest are equal. Ratios equal in exact arithmetic can differ in their
+bits: on standardised integer data the coordinate differences ``(2 - m)/s - (1 - m)/s`` and
+``(1 - m)/s - (0 - m)/s`` are both ``1/s`` only to rounding, and which of them is larger changes
+with the order of the feature columns. Merging keeps such ties whatever the order; it needs the
+augmented bag only for the rare p-values whose new score has a value within ``1e-9`` of it that
+is not bitwise equal (:meth:`_NeighbourLists._near_ties`), the others keep the ``O(n)`` count.
 
 Scale
 -----
@@ -77,6 +84,7 @@ from sklearn.metrics import accuracy_score
 from . import conformal
 from ._tcm_nn_fast import FastSelection, paired_squared
 from .conformal import ClassLeftOut, calibration_count
+from .ties import TIE_TOL, bag_counts
 from .validation import (
     NOT_FITTED,
     check_array,
@@ -314,30 +322,66 @@ class _NeighbourLists:
         ``c`` and elsewhere. The count ``#{i : alpha_i >= alpha_new}`` starts from the scores
         as they are, then corrects the training examples the new object comes close to: it
         joins their same-class list when ``c`` is their class, their other-class list if not.
-        Smoothed (``tau``, one draw per row), the count ``#{i : alpha_i > alpha_new}`` is
-        corrected the same way, and the ties are the difference of the two.
+        The count ``#{i : alpha_i > alpha_new}`` is corrected the same way, and the ties are the
+        difference of the two. Those are the counts of the tie rule (:mod:`svmtrust.ties`)
+        unless a value of the augmented bag lies within the rule's gap of the new score without
+        being equal to it (:meth:`_near_ties`); only then is the bag built and merged.
         """
         D = self._distances(Q)
         near = self._nearest_by_class(D)
         labels = np.arange(near.shape[1])
         new = _label_strangeness(near)
-        counts = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side="left")
         r, i, d = self._close_pairs(D)
         as_same = strangeness(_ordered_sum(_insert(self.same[i], d)), self.other_sum[i])
         as_other = strangeness(self.same_sum[i], _ordered_sum(_insert(self.other[i], d)))
         updated = np.where(self.index[i, None] == labels, as_same[:, None], as_other[:, None])
-        change = (updated >= new[r]).astype(int) - (self.alpha[i, None] >= new[r])
-        np.add.at(counts, r, change)
-        if tau is None:
-            return (counts + 1.0) / (len(self.alpha) + 1.0)
-        greater = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side="right")
-        change = (updated > new[r]).astype(int) - (self.alpha[i, None] > new[r])
-        np.add.at(greater, r, change)
-        tau = np.broadcast_to(np.asarray(tau)[:, None], new.shape).ravel()
+        counts, greater = (self._corrected(new, r, i, updated, side) for side in ("left", "right"))
+        for row, c in zip(*np.nonzero(self._near_ties(new, r, i, updated))):
+            bag = self.alpha.copy()
+            bag[i[r == row]] = updated[r == row, c]
+            above, tied = bag_counts(bag, new[row, c : c + 1])
+            greater[row, c], counts[row, c] = above[0], above[0] + tied[0]
+        tau = None if tau is None else np.broadcast_to(np.asarray(tau)[:, None], new.shape).ravel()
         p = conformal.counts_p_values(
             greater.ravel(), (counts - greater).ravel(), len(self.alpha), tau=tau
         )
         return p.reshape(new.shape)
+
+    def _corrected(self, new, r, i, updated, side: str) -> np.ndarray:
+        """``#{alpha >= new}`` (``side="left"``) or ``#{alpha > new}`` (``"right"``) of every
+        augmented bag, on the bits: the training scores' count, corrected for the examples
+        ``i`` whose scores the new object ``r`` changed to ``updated``."""
+        counts = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side=side)
+        above = np.greater_equal if side == "left" else np.greater
+        change = above(updated, new[r]).astype(int) - above(self.alpha[i, None], new[r])
+        np.add.at(counts, r, change)
+        return counts
+
+    def _near_ties(self, new, r, i, updated) -> np.ndarray:
+        """Whether the augmented bag of each (object, label) holds a value within the tie
+        rule's gap of the new score but not equal to it, where merging could change the counts.
+
+        The gap is taken at the largest finite ``|value|`` of every bag of the block (at least
+        each bag's own, so no such value is missed); the training scores are counted in the
+        window ``[new - gap, new + gap]`` by binary search, then corrected for the changed ones.
+        """
+        finite = [v[np.isfinite(v)] for v in (self.alpha, new, updated)]
+        gap = TIE_TOL * max(float(np.max(np.abs(v), initial=0.0)) for v in finite)
+
+        def near(values, centre):
+            with np.errstate(invalid="ignore"):  # inf - inf: equal infinite scores
+                return (np.abs(values - centre) <= gap) & (values != centre)
+
+        ordered = self.alpha_sorted
+        count = (
+            np.searchsorted(ordered, new + gap, side="right")
+            - np.searchsorted(ordered, new - gap, side="left")
+            - (np.searchsorted(ordered, new, "right") - np.searchsorted(ordered, new, "left"))
+        )
+        count[~np.isfinite(new)] = 0
+        change = near(updated, new[r]).astype(int) - near(self.alpha[i, None], new[r])
+        np.add.at(count, r, change)
+        return count > 0
 
 
 def _map_blocks(func, n: int, block: int, n_jobs: int) -> list:
@@ -421,16 +465,13 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test object shared by its
-        labels; every test object gets its own draw whatever the calling pattern (one per call,
-        batches, a loop that refits), so that ``P{p <= eps} = eps`` exactly for every test object
-        on exchangeable data. Both backends give the same
-        smoothed p-values, bit for bit.
-    smoothing_seed : int, default 0
-        Seeds the estimator's own generator of draws, which every smoothed call advances
-        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
-        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
-        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
-        calls before it. Both are checked when p-values are computed.
+        labels; every test object gets its own draw (one per call, batches, a loop that refits,
+        and with ``smoothing_seed=None`` a clone or new estimator per object), so that
+        ``P{p <= eps} = eps`` exactly for every test object on exchangeable data. Both backends
+        give the same smoothed p-values, bit for bit.
+    smoothing_seed : int or None, default None
+        The draws' seed (:class:`svmtrust.conformal.SmoothingMixin`): ``None``, fresh entropy,
+        clones drawing independently; an integer, reproducible draws. Checked when p-values are computed.
 
     Attributes
     ----------
@@ -486,7 +527,7 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         n_jobs=None,
         algorithm="auto",
         smoothing=False,
-        smoothing_seed=0,
+        smoothing_seed=None,
     ):
         self.k = k
         self.block_size = block_size
@@ -600,14 +641,12 @@ class SplitConformalNearestNeighbours(
         Seeds the split.
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``), one draw per
-        test object shared by its labels; every test object gets its own draw whatever the
-        calling pattern, so that ``P{p <= eps} = eps`` exactly on exchangeable data.
-    smoothing_seed : int, default 0
-        Seeds the estimator's own generator of draws, which every smoothed call advances
-        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
-        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
-        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
-        calls before it. Both are checked at fit.
+        test object shared by its labels; every test object gets its own draw (in any calling
+        pattern with ``smoothing_seed=None``; see ``smoothing_seed`` for an integer), so that
+        ``P{p <= eps} = eps`` exactly on exchangeable data.
+    smoothing_seed : int or None, default None
+        The draws' seed (:class:`svmtrust.conformal.SmoothingMixin`): ``None``, fresh entropy,
+        clones drawing independently; an integer, reproducible draws. Checked at fit.
 
     Attributes
     ----------
@@ -654,7 +693,7 @@ class SplitConformalNearestNeighbours(
         mondrian=False,
         seed=0,
         smoothing=False,
-        smoothing_seed=0,
+        smoothing_seed=None,
     ):
         self.k = k
         self.calibration_size = calibration_size

@@ -68,6 +68,7 @@ from .svm import (
     _merged_multipliers,
     fit_svm,
 )
+from .ties import smallest
 from .validation import (
     check_array,
     check_augmented_gram,
@@ -147,9 +148,10 @@ class Hypotheses:
     def margin_index(self) -> np.ndarray:
         """Column of the label Vapnik's rule, eq. (16), predicts: the smallest optimal objective.
 
-        The first column on a tie. With ``C = inf`` this is the smallest ``||w||^2``.
+        The first column on a tie (objectives equal by the tie rule, :func:`svmtrust.ties.smallest`).
+        With ``C = inf`` this is the smallest ``||w||^2``.
         """
-        return np.argmin(self.objective, axis=1)
+        return np.argmax(smallest(self.objective), axis=1)
 
 
 @dataclass(frozen=True)
@@ -237,15 +239,11 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
-        labels; every test example gets its own draw whatever the calling pattern (one per call,
-        batches, a loop that refits), so that ``P{p <= eps} = eps`` exactly for every test example
-        on exchangeable data.
-    smoothing_seed : int, default 0
-        Seeds the estimator's own generator of draws, which every smoothed call advances
-        (:class:`svmtrust.conformal.SmoothingMixin`): the same sequence of smoothed calls after
-        the seed is set (constructor, clone, ``set_params``) gives the same p-values, the first
-        drawing ``default_rng(smoothing_seed).random(m)``; one call's p-values depend on the
-        calls before it. Both are checked when p-values are computed.
+        labels, its own in every calling pattern (:class:`svmtrust.conformal.SmoothingMixin`),
+        so that ``P{p <= eps} = eps`` exactly on exchangeable data.
+    smoothing_seed : int or None, default None
+        The draws' seed (:class:`svmtrust.conformal.SmoothingMixin`): ``None``, fresh entropy,
+        clones drawing independently; an integer, reproducible draws. Checked when p-values are computed.
         Joint p-values (:meth:`solve_joint`) are not smoothed.
 
     Attributes
@@ -307,7 +305,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         degree=3,
         coef0=0.0,
         smoothing=False,
-        smoothing_seed=0,
+        smoothing_seed=None,
     ):
         self.kernel = kernel
         self.C = C
@@ -753,7 +751,9 @@ def break_ties(p_values, cost, tie_break: str = "objective") -> np.ndarray:
         SVMs); read only where a row's largest p-value is shared.
     tie_break : {"objective", "first"}
         ``"objective"``: among the labels with the largest p-value, the one with the smallest
-        ``cost`` (the first of those if that ties too). ``"first"``: the first of them.
+        ``cost`` (the first of those if that ties too, costs equal by the library's tie rule,
+        :func:`svmtrust.ties.smallest`: two augmented SVMs whose optimal values are equal in
+        exact arithmetic tie whatever their last bits). ``"first"``: the first of them.
 
     Returns
     -------
@@ -767,7 +767,7 @@ def break_ties(p_values, cost, tie_break: str = "objective") -> np.ndarray:
     top = p_values == p_values.max(axis=1, keepdims=True)
     if tie_break == "first":
         return np.argmax(top, axis=1)
-    return np.argmin(np.where(top, cost, np.inf), axis=1)
+    return np.argmax(smallest(np.where(top, cost, np.inf)), axis=1)
 
 
 def margin_transduction(model: TransductiveSVM, X, joint: bool = False) -> np.ndarray:
@@ -798,5 +798,5 @@ def margin_transduction(model: TransductiveSVM, X, joint: bool = False) -> np.nd
         raise ValueError(f"model: expected a fitted TransductiveSVM, got {model!r}")
     if check_bool(joint, "joint"):
         hyp = model.solve_joint(X)
-        return hyp.labellings[int(np.argmin(hyp.objective))]
+        return hyp.labellings[int(np.argmax(smallest(hyp.objective[None, :])))]
     return model.classes_[model.solve_hypotheses(X).margin_index]

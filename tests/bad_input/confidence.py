@@ -915,3 +915,32 @@ CASES += [
         "objects",
     ),
 ]
+
+_G = K @ SOL.coef
+_D = np.diag(K)
+_W = "svmtrust.one_vs_rest.w_is_zero"
+CASES += [
+    (_W, "solution a dict", lambda: ovr.w_is_zero({"alpha": SOL.alpha}, _G, _D), "solution"),
+    (_W, "values NaN", lambda: ovr.w_is_zero(SOL, nan(_G), _D), "values"),
+    (_W, "values too short", lambda: ovr.w_is_zero(SOL, _G[:-1], _D), "values"),
+    (_W, "diagonal 2-D", lambda: ovr.w_is_zero(SOL, _G, K), "diagonal"),
+    (_W, "rows floats", lambda: ovr.w_is_zero(SOL, _G, _D, np.arange(_D.size) + 0.0), "rows"),
+    (
+        _W,
+        "rows without a support vector",
+        lambda: ovr.w_is_zero(SOL, _G[1:], _D[1:], np.arange(1, _D.size)),
+        "rows",
+    ),
+    (
+        "svmtrust.one_vs_rest.scaled_decisions",
+        "flat of other length",
+        lambda: ovr.scaled_decisions([SOL], K, flat=[True, False]),
+        "flat",
+    ),
+    (
+        "svmtrust.one_vs_rest.scaled_decisions",
+        "flat not booleans",
+        lambda: ovr.scaled_decisions([SOL], K, flat=[1]),
+        "flat",
+    ),
+]

@@ -159,7 +159,15 @@ class Browser:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-        self._profile.cleanup()
+        # Chromium's helper processes can still be writing into the profile just after the
+        # browser exits ("Directory not empty: 'Default'" once in a run): try again briefly
+        for _ in range(20):
+            try:
+                self._profile.cleanup()
+                return
+            except OSError:
+                time.sleep(0.25)
+        shutil.rmtree(self._profile.name, ignore_errors=True)
 
     def __enter__(self):
         return self
