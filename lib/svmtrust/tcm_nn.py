@@ -28,7 +28,7 @@ bits: on standardised integer data the coordinate differences ``(2 - m)/s - (1 -
 ``(1 - m)/s - (0 - m)/s`` are both ``1/s`` only to rounding, and which of them is larger changes
 with the order of the feature columns. Merging keeps such ties whatever the order; it needs the
 augmented bag only for the rare p-values whose new score has a value within ``1e-9`` of it that
-is not bitwise equal (:meth:`_NeighbourLists._near_ties`), the others keep the ``O(n)`` count.
+is not bitwise equal (``_NeighbourLists._counts``), the others keep the ``O(n)`` count.
 
 Scale
 -----
@@ -277,6 +277,9 @@ class _NeighbourLists:
         self.same_sum, self.other_sum = _ordered_sum(self.same), _ordered_sum(self.other)
         self.alpha = strangeness(self.same_sum, self.other_sum)
         self.alpha_sorted = np.sort(self.alpha)
+        # one past the run of equal sorted scores each sorted score belongs to
+        self.run_end = np.searchsorted(self.alpha_sorted, self.alpha_sorted, side="right")
+        self.alpha_size = float(np.max(np.abs(self.alpha[np.isfinite(self.alpha)]), initial=0.0))
         # the lemma: a new object farther than this from example i leaves its score alone
         self.reach = np.maximum(self.same[:, -1], self.other[:, -1])
         self.strangeness = np.empty(n)
@@ -324,8 +327,8 @@ class _NeighbourLists:
         joins their same-class list when ``c`` is their class, their other-class list if not.
         The count ``#{i : alpha_i > alpha_new}`` is corrected the same way, and the ties are the
         difference of the two. Those are the counts of the tie rule (:mod:`svmtrust.ties`)
-        unless a value of the augmented bag lies within the rule's gap of the new score without
-        being equal to it (:meth:`_near_ties`); only then is the bag built and merged.
+        unless a value of the augmented bag may lie within the rule's gap of the new score without
+        being equal to it (:meth:`_counts`); only then is the bag built and merged.
         """
         D = self._distances(Q)
         near = self._nearest_by_class(D)
@@ -335,8 +338,8 @@ class _NeighbourLists:
         as_same = strangeness(_ordered_sum(_insert(self.same[i], d)), self.other_sum[i])
         as_other = strangeness(self.same_sum[i], _ordered_sum(_insert(self.other[i], d)))
         updated = np.where(self.index[i, None] == labels, as_same[:, None], as_other[:, None])
-        counts, greater = (self._corrected(new, r, i, updated, side) for side in ("left", "right"))
-        for row, c in zip(*np.nonzero(self._near_ties(new, r, i, updated))):
+        counts, greater, near_ties = self._counts(new, r, i, updated, tau is not None)
+        for row, c in zip(*np.nonzero(near_ties)):
             bag = self.alpha.copy()
             bag[i[r == row]] = updated[r == row, c]
             above, tied = bag_counts(bag, new[row, c : c + 1])
@@ -347,41 +350,45 @@ class _NeighbourLists:
         )
         return p.reshape(new.shape)
 
-    def _corrected(self, new, r, i, updated, side: str) -> np.ndarray:
-        """``#{alpha >= new}`` (``side="left"``) or ``#{alpha > new}`` (``"right"``) of every
-        augmented bag, on the bits: the training scores' count, corrected for the examples
-        ``i`` whose scores the new object ``r`` changed to ``updated``."""
-        counts = len(self.alpha) - np.searchsorted(self.alpha_sorted, new, side=side)
-        above = np.greater_equal if side == "left" else np.greater
-        change = above(updated, new[r]).astype(int) - above(self.alpha[i, None], new[r])
-        np.add.at(counts, r, change)
-        return counts
+    def _counts(self, new, r, i, updated, smoothed: bool):
+        """``#{alpha >= new}`` and ``#{alpha > new}`` of every augmented bag on the bits (the
+        latter only when ``smoothed``; else the former, the p-value's whole count), and
+        whether the bag may hold a value within the tie rule's gap of the new score that is not
+        equal to it, where merging could change them.
 
-    def _near_ties(self, new, r, i, updated) -> np.ndarray:
-        """Whether the augmented bag of each (object, label) holds a value within the tie
-        rule's gap of the new score but not equal to it, where merging could change the counts.
-
-        The gap is taken at the largest finite ``|value|`` of every bag of the block (at least
-        each bag's own, so no such value is missed); the training scores are counted in the
-        window ``[new - gap, new + gap]`` by binary search, then corrected for the changed ones.
+        The counts are the training scores', by one binary search, corrected for the examples
+        ``i`` whose scores the new object ``r`` changed to ``updated``. A near value is looked for
+        among the two training scores next to the new one (below it, and past the scores equal
+        to it) and among the changed scores; the gap is taken at the largest finite ``|value|``
+        of every bag of the block, at least each bag's own, so none is missed.
         """
-        finite = [v[np.isfinite(v)] for v in (self.alpha, new, updated)]
-        gap = TIE_TOL * max(float(np.max(np.abs(v), initial=0.0)) for v in finite)
+        ordered, n = self.alpha_sorted, self.alpha.size
+        left = np.searchsorted(ordered, new, side="left")
+        at = np.minimum(left, n - 1)
+        right = np.where((left < n) & (ordered[at] == new), self.run_end[at], left)
+        centre, old = new[r], self.alpha[i, None]
+        finite = [v[np.isfinite(v)] for v in (new, updated)]
+        gap = TIE_TOL * max([self.alpha_size] + [float(np.max(v, initial=0.0)) for v in finite])
+        with np.errstate(invalid="ignore"):  # inf - inf: equal infinite scores
+            below = (left > 0) & (new - ordered[np.maximum(left - 1, 0)] <= gap)
+            beyond = (right < n) & (ordered[np.minimum(right, n - 1)] - new <= gap)
+            changed = (np.abs(updated - centre) <= gap) & (updated != centre)
+        corrections = [(updated >= centre).astype(int) - (old >= centre), changed]
+        if smoothed:
+            corrections.append((updated > centre).astype(int) - (old > centre))
+        sums = np.split(_row_sums(r, np.hstack(corrections), len(new)), len(corrections), axis=1)
+        counts = n - left + sums[0]
+        greater = n - right + sums[2] if smoothed else counts.copy()
+        near_ties = (below | beyond) & np.isfinite(new) | (sums[1] > 0)
+        return counts, greater, near_ties
 
-        def near(values, centre):
-            with np.errstate(invalid="ignore"):  # inf - inf: equal infinite scores
-                return (np.abs(values - centre) <= gap) & (values != centre)
 
-        ordered = self.alpha_sorted
-        count = (
-            np.searchsorted(ordered, new + gap, side="right")
-            - np.searchsorted(ordered, new - gap, side="left")
-            - (np.searchsorted(ordered, new, "right") - np.searchsorted(ordered, new, "left"))
-        )
-        count[~np.isfinite(new)] = 0
-        change = near(updated, new[r]).astype(int) - near(self.alpha[i, None], new[r])
-        np.add.at(count, r, change)
-        return count > 0
+def _row_sums(rows, values, m: int) -> np.ndarray:
+    """``out[k] = values[rows == k].sum(axis=0)`` for ``k < m``: ``np.add.at`` by ``bincount``,
+    column by column (``values`` of shape (len(rows), c))."""
+    values = np.asarray(values, dtype=float)
+    columns = [np.bincount(rows, weights=values[:, j], minlength=m) for j in range(values.shape[1])]
+    return np.rint(np.column_stack(columns)).astype(np.int64) if columns else np.zeros((m, 0), int)
 
 
 def _map_blocks(func, n: int, block: int, n_jobs: int) -> list:
