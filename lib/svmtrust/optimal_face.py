@@ -248,7 +248,9 @@ def _active_set_optimum(A, c, a, d, u, x, max_iter: int | None = None):
     Returns
     -------
     x : ndarray of shape (n,)
-        The optimum, or the last iterate when the method did not end.
+        The optimum, or the last iterate when the method did not end; when it ran out of
+        iterations (cycling on a degenerate face) at a point that fails the KKT conditions, the
+        point one round of :func:`_block_pivots` reaches from there if that one meets them.
     exact : bool
         Whether ``x`` meets every KKT condition to :data:`EXACT_TOL` of the gradient's scale
         at ``x`` (:func:`_gradient_scale`, computed afresh at every test: a scale taken at a
