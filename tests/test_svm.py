@@ -301,7 +301,7 @@ def test_fallback_when_libsvm_answer_violates_kkt(monkeypatch):
     monkeypatch.setattr(svm, "LIBSVM_TOL", 0.5 / max(1.0, C))
     monkeypatch.setattr(svm, "_unique_optimum", lambda K, sol: None)
     monkeypatch.setattr(optimal_face, "_active_set_optimum", lambda *problem: (problem[5], False))
-    with pytest.warns(svm.InexactWarning, match="could not be made exact"):
+    with pytest.warns(svm.InexactWarning, match="not certified exact"):
         sol = fit_svm(K, y, C, "libsvm")
     assert (sol.solver, sol.fallback, sol.n_iter) == ("cvxpy", "kkt_violation", loose.n_iter)
     assert not sol.exact

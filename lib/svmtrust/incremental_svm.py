@@ -104,6 +104,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from .certificate import certify_values
 from .optimal_face import (
     EXACT_TOL,
     IDENTICAL_TOL,
@@ -854,9 +855,11 @@ class _Addition:
         (:func:`svmtrust.svm._bias_and_margin`).
 
         ``values`` are the decision values without bias, computed from ``alpha``. The
-        certificate is the KKT conditions (K) at the canonical bias to
-        :data:`~svmtrust.optimal_face.EXACT_TOL` of the gradient's scale at ``alpha``: a
-        tolerance of rounding, which does not grow with ``C``; an optimum that fails it is
+        certificate is :func:`svmtrust.certificate.certify_values` at its exact level (the box,
+        ``y^T alpha = 0`` and the KKT conditions (K) at the canonical bias to the margins'
+        rounding, :data:`~svmtrust.optimal_face.EXACT_TOL` of the gradient's scale at
+        ``alpha``, which does not grow with ``C``), the rule :func:`svmtrust.svm.fit_svm`
+        judges its answers by, before and after the face step; an optimum that fails it is
         retrained. The route becomes ``"canonical"`` when the face moved the multipliers.
         ``S``, the path's margin set, holds kernel rows the face's block may take.
         """
@@ -864,15 +867,7 @@ class _Addition:
         alpha = _snapped(alpha, C)  # the one rule of a multiplier's category
         scale = _gradient_scale_of(self.diagonal, 1.0, alpha)
         b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
-        margin = y * (values + b) - 1.0
-        tol = EXACT_TOL * scale
-        at_zero, at_bound = alpha == 0.0, alpha == C
-        free = ~(at_zero | at_bound)
-        if not (
-            np.all(margin[at_zero] >= -tol)
-            and np.all(np.abs(margin[free]) <= tol)
-            and np.all(margin[at_bound] <= tol)
-        ):
+        if not certify_values(y, C, alpha, b, values, self.diagonal).exact:
             return self._retrain()
         if on_margin.size >= 2:
             y_M, alpha_M = y[on_margin], alpha[on_margin]
@@ -886,6 +881,8 @@ class _Addition:
                 alpha[on_margin] = moved
                 values = values + self._rows(on_margin).T @ (change * y_M)
                 b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
+                if not certify_values(y, C, alpha, b, values, self.diagonal).exact:
+                    return self._retrain()
                 route = "canonical"
         solution = SVMSolution(
             alpha=alpha,

@@ -25,6 +25,7 @@ import scipy.linalg.lapack
 from sklearn.svm import _libsvm
 
 from . import qp
+from .certificate import ACCURATE_TOL, Certificate, certify, kkt_violation
 from .optimal_face import (
     EXACT_TOL,
     FACE_TOL,
@@ -101,13 +102,12 @@ LIBSVM_ACCURATE_ITER = 100
 #: budget of :data:`LIBSVM_ACCURATE_ITER` at 1e-9 (about 1 ms each).
 LIBSVM_REACHABLE_TOL = 1e-6
 
-#: Largest KKT violation accepted from libsvm before the exact solver takes over, relative to
-#: ``max(1, max(alpha) * max_i sum_j |K_ij|)``, a bound on every ``|sum_j alpha_j y_j K_ij|``.
-#: The violation is measured in margin units on the returned (snapped) solution
-#: (:func:`_kkt_violation`). It leaves room for libsvm's stopping tolerance, its single-precision
-#: cache (about 6e-8 of the bound) and the snapping of :func:`categorise` (at most
-#: :data:`SUPPORT_TOL` of it); libsvm's answers on the test problems stay below 2e-7.
-LIBSVM_KKT_TOL = 1e-5
+#: Largest KKT violation accepted from libsvm before the exact solver takes over:
+#: :data:`svmtrust.certificate.ACCURATE_TOL` (the certificate's accurate level, relative to
+#: ``max(1, max(alpha) * max_i sum_j |K_ij|)``). It leaves room for libsvm's stopping tolerance,
+#: its single-precision cache (about 6e-8 of the bound) and the snapping of :func:`categorise`
+#: (at most :data:`SUPPORT_TOL` of it); libsvm's answers on the test problems stay below 2e-7.
+LIBSVM_KKT_TOL = ACCURATE_TOL
 
 #: libsvm cannot take ``C = inf``. A hard margin is solved with growing boxes up to
 #: ``HARD_MARGIN_C / s``, ``s`` the kernel's scale (the multipliers scale as 1 / K); if a
@@ -179,9 +179,15 @@ class SVMSolution:
         (a copy of a free support vector, say). Only these multipliers could differ between
         optima; :func:`fit_svm` returns the one of smallest norm (:mod:`svmtrust.optimal_face`).
     exact : bool
-        True when the multipliers solve the optimality conditions to rounding (a bordered
-        linear solve on the margin, :func:`svmtrust.optimal_face.canonical_optimum`), so that
-        both solvers return the same numbers; False when they keep the solver's accuracy.
+        True when the multipliers are the canonical optimum and their certificate
+        (:mod:`svmtrust.certificate`, computed from ``K`` and the answer alone) passed at its
+        exact level: in the box, ``y^T alpha = 0`` and every KKT condition to rounding, and the
+        rounding itself within :data:`svmtrust.certificate.MARGIN_TOL` margin units; so both
+        solvers return the same numbers. False when the answer is only accurate (its
+        ``certificate`` says to what).
+    certificate : Certificate or None
+        The certificate :func:`fit_svm` judged the answer by (``None`` for a solution built
+        by another route, such as the incremental path, which certifies its own optima).
     """
 
     alpha: np.ndarray
@@ -198,6 +204,7 @@ class SVMSolution:
     fallback: str = ""
     on_margin: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     exact: bool = False
+    certificate: Certificate | None = None
 
     @property
     def coef(self) -> np.ndarray:
@@ -310,9 +317,8 @@ def fit_svm(
         canonical = check_bool(canonical, "canonical")
     if tol is not None:
         return _fit_libsvm(K, y, C, tol)
-    if _small_box_applies(K, C):
-        sol = _small_box(K, y, C, solver)
-    else:
+    sol = _small_box(K, y, C, solver) if _small_box_applies(K, C) else None
+    if sol is None:
         sol = _fit_exact(K, y, C, solver, canonical)
         if (
             not (sol.exact and sol.bounded.size == 0)
@@ -323,10 +329,14 @@ def fit_svm(
     if canonical and not sol.exact:
         warnings.warn(
             InexactWarning(
-                f"fit_svm: the optimum (n = {y.size}, C = {C!r}) could not be made exact; "
-                f"its KKT violation is {_kkt_violation(K, sol):.2e} in margin units, and its "
-                "multipliers keep the solver's accuracy, or the kernel's numerical rank on the "
-                "optimal face is decided by rounding (SVMSolution.exact is False)"
+                f"fit_svm: the optimum (n = {y.size}, C = {C!r}) is not certified exact: "
+                f"{sol.certificate.describe()}"
+                + (
+                    ""
+                    if sol.fallback != "uncertified"
+                    else "; the canonical step failed its "
+                    "certificate, so these are the solver's own multipliers"
+                )
             ),
             stacklevel=2,
         )
@@ -334,12 +344,14 @@ def fit_svm(
 
 
 class InexactWarning(UserWarning):
-    """:func:`fit_svm` returned an optimum it could not make exact (``SVMSolution.exact`` is
-    False): its multipliers keep the solver's accuracy, or the optimal face's block of the kernel
-    has an eigenvalue so close to rounding that whether the face extends along it is rounding's
-    choice (an RBF kernel with gamma 2.5e-5 on standardised data). p-values built on such an
-    optimum may depend on the solver and the order of the examples. Not seen on the book's data;
-    raised, not hidden."""
+    """:func:`fit_svm` returned an optimum it could not certify exact (``SVMSolution.exact`` is
+    False); the message prints its certificate (:meth:`svmtrust.certificate.Certificate.describe`):
+    which condition holds to what accuracy. Causes: the multipliers keep the solver's accuracy;
+    the optimal face's block of the kernel has an eigenvalue so close to rounding that whether
+    the face extends along it is rounding's choice (an RBF kernel with gamma 2.5e-5 on
+    standardised data); or the kernel is so ill-scaled that no margin can be computed to
+    :data:`svmtrust.certificate.MARGIN_TOL`. p-values built on such an optimum may depend on the
+    solver and the order of the examples. Not seen on the book's data; raised, not hidden."""
 
 
 def _small_box_applies(K, C) -> bool:
@@ -390,11 +402,74 @@ def canonical_solution(
 
 
 def _fit_exact(K, y, C, solver, canonical=True) -> SVMSolution:
-    """The canonical optimum through ``solver`` (libsvm with its fallback, or cvxpy); with
-    ``canonical=False``, any optimum (:func:`_canonical`)."""
+    """The certified optimum through ``solver``, with the other solver as its fallback.
+
+    Each solver's answer is made canonical (:func:`_canonical`; with ``canonical=False`` only
+    where the optimum is unique) and judged by its certificate (:func:`_judged`). The first
+    answer certified exact is returned; with ``canonical=False`` the first accurate one. When
+    the first solver's is not exact, the other solver is tried (Clarabel after libsvm, libsvm
+    after Clarabel), and its answer carries ``fallback``: libsvm's failure (``"max_iter_reached"``,
+    ``"unbounded"``), ``"kkt_violation"`` (libsvm's answer not accurate) or ``"not_exact"``.
+    When neither is exact, the first accurate answer is returned with ``exact=False``,
+    preferring canonical points to the solvers' own (``fallback="uncertified"``: the canonical
+    step's point failed its certificate); when none is accurate, :class:`SolveError` prints
+    every certificate.
+    """
+    tried = []
+    first, reason, n_iter = _first_answer(K, y, C, solver)
+    if first is not None:
+        sol = _judged(K, _canonical(K, first, canonical))
+        if sol.exact or (not canonical and sol.certificate.accurate):
+            return sol
+        tried.append(sol)
+        reason = reason or ("not_exact" if sol.certificate.accurate else "kkt_violation")
+    second = _second_answer(K, y, C, solver, n_iter, reason)
+    if second is not None:
+        sol = _judged(K, _canonical(K, second, canonical))
+        if sol.exact or (not canonical and sol.certificate.accurate):
+            return sol
+        tried.append(sol)
+    own = [_judged(K, _with_alpha(K, t, t.alpha, False)) for t in (first, second) if t is not None]
+    for sol in tried + [replace(o, fallback="uncertified") for o in own]:
+        if sol.certificate.accurate:
+            return sol
+    raise SolveError(
+        tried[-1].solver if tried else solver,
+        "uncertified",
+        "no answer could be certified: "
+        + "; ".join(f"{t.solver}'s {t.certificate.describe()}" for t in tried),
+    )
+
+
+def _first_answer(K, y, C, solver):
+    """The raw answer of ``solver`` (:func:`_start`), or ``None`` with libsvm's failure; and
+    libsvm's iterations."""
+    if solver == "cvxpy":
+        return _start(y, C, *_solve_cvxpy(K, y, C), "cvxpy"), "", 0
+    alpha, status, n_iter = _solve_libsvm(K, y, C)
+    if alpha is None:
+        return None, status, n_iter
+    return _start(y, C, alpha, status, "libsvm", n_iter), "", n_iter
+
+
+def _second_answer(K, y, C, solver, n_iter, reason):
+    """The other solver's raw answer after the first one failed with ``reason``, with
+    ``fallback=reason``; ``None`` when libsvm, as the second solver, fails. Clarabel as the
+    fallback (carrying libsvm's ``n_iter``) raises :class:`SolveError` naming libsvm's failure
+    when it fails too."""
     if solver == "libsvm":
-        return _fit_libsvm(K, y, C, None, canonical)
-    return _canonical(K, _start(y, C, *_solve_cvxpy(K, y, C), solver), canonical)
+        return _exact_fallback(K, y, C, reason, n_iter)
+    alpha, status, n_iter = _solve_libsvm(K, y, C)
+    if alpha is None:
+        return None
+    return replace(_start(y, C, alpha, status, "libsvm", n_iter), fallback=reason)
+
+
+def _judged(K, sol: SVMSolution) -> SVMSolution:
+    """``sol`` with its certificate (:func:`svmtrust.certificate.certify`, from ``K`` and the
+    answer alone) and ``exact`` only when the certificate passed at its exact level."""
+    cert = certify(K, sol.y, sol.C, sol.alpha, sol.b)
+    return replace(sol, exact=sol.exact and cert.exact, certificate=cert)
 
 
 def _inside_the_margin(K, sol: SVMSolution) -> bool:
@@ -440,7 +515,8 @@ def _hard_margin_within(K, y, C, sol: SVMSolution) -> SVMSolution:
         return sol
     fallback = "large_box" if sol.solver == "libsvm" or sol.fallback else ""
     hard = replace(hard, C=C, fallback=fallback, n_iter=sol.n_iter)
-    return _with_alpha(K, hard, hard.alpha, True)
+    hard = _judged(K, _with_alpha(K, hard, hard.alpha, True))
+    return hard if hard.exact else sol
 
 
 def _canonical(K, sol: SVMSolution, canonical=True) -> SVMSolution:
@@ -530,9 +606,7 @@ def _unique_given(sol: SVMSolution, values, diagonal, block, product) -> SVMSolu
         alpha = _snapped(alpha, C)
     scale = _gradient_scale_of(diagonal, 1.0, alpha)
     b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
-    if on_margin.size != free.size or _margin_violation(y, alpha, C, values, b) > (
-        EXACT_TOL * scale
-    ):
+    if on_margin.size != free.size or kkt_violation(y, C, alpha, values, b) > (EXACT_TOL * scale):
         return None
     return _assembled(sol, alpha, values, b, on_margin, True)
 
@@ -554,18 +628,6 @@ def _free_step(K_free, y, alpha, values, free):
     rhs = np.r_[-gradient, -sigma * float(y @ alpha)]
     solution, info = scipy.linalg.lapack.dsytrs(factor, pivots, rhs)
     return solution[:-1] if info == 0 else None
-
-
-def _margin_violation(y, alpha, C, values, b) -> float:
-    """The largest violation of the KKT conditions by ``alpha`` with bias ``b``, in margin
-    units (:func:`_kkt_violation` of unassembled parts)."""
-    margins = y * (values + b)
-    shortfall = np.maximum(1.0 - margins, 0.0)
-    free = (alpha > 0) & (alpha < C)
-    shortfall[free] = np.abs(margins[free] - 1.0)
-    bounded = alpha == C
-    shortfall[bounded] = np.maximum(margins[bounded] - 1.0, 0.0)
-    return float(np.max(shortfall))
 
 
 def _with_alpha(K, sol: SVMSolution, alpha, exact) -> SVMSolution:
@@ -647,8 +709,10 @@ def _bias_and_margin(y, alpha, C, values, scale, exact=True):
     return b, on_margin
 
 
-def _small_box(K, y, C, solver) -> SVMSolution:
-    """The optimum when ``C max_i sum_j |K_ij| <= 1``, from its closed form (SVM chapter).
+def _small_box(K, y, C, solver) -> SVMSolution | None:
+    """The optimum when ``C max_i sum_j |K_ij| <= 1``, from its closed form (SVM chapter), or
+    ``None`` when its certificate (:func:`_judged`) is not even accurate (the general route
+    then runs).
 
     Every ``|g_i| = |sum_j alpha_j y_j K_ij|`` is then at most 1, and the KKT conditions hold
     with every multiplier of the smaller class at ``C``; the larger class shares the same total,
@@ -685,7 +749,8 @@ def _small_box(K, y, C, solver) -> SVMSolution:
         bounded=np.arange(y.size),
         fallback="small_box" if solver == "libsvm" else "",
     )
-    return _with_alpha(K, sol, alpha, exact)
+    sol = _judged(K, _with_alpha(K, sol, alpha, exact))
+    return sol if sol.certificate.accurate else None
 
 
 def _linear_term(K_LS) -> np.ndarray:
@@ -1078,7 +1143,8 @@ def _solve_libsvm(K, y, C, tol=None):
 #: What a libsvm status means, for the messages of :func:`_fit_libsvm`.
 _LIBSVM_CAUSES = {
     "max_iter_reached": f"libsvm stopped at its limit of {LIBSVM_MAX_ITER} iterations",
-    "kkt_violation": "libsvm's answer violates the KKT conditions beyond LIBSVM_KKT_TOL",
+    "kkt_violation": "libsvm's answer is not accurate (svmtrust.certificate.ACCURATE_TOL)",
+    "not_exact": "libsvm's answer could not be certified exact",
     "unbounded": (
         f"the hard-margin multipliers reach the largest box, {HARD_MARGIN_C:.0e} "
         "over the kernel's scale: the data are probably not separable"
@@ -1086,26 +1152,13 @@ _LIBSVM_CAUSES = {
 }
 
 
-def _fit_libsvm(K, y, C, tol, canonical=True):
-    """The libsvm path of :func:`fit_svm`: libsvm, the canonical optimum, the exact fallback.
-
-    With an explicit ``tol`` libsvm's answer is returned as it is and a failure raises
-    :class:`SolveError`. By default (``tol=None``) libsvm's answer is made canonical
-    (:func:`_canonical`, or only exact where unique when not ``canonical``); when that is not exact and its :func:`_kkt_violation` exceeds
-    :data:`LIBSVM_KKT_TOL` relative to :func:`_kkt_scale`, or libsvm failed, the problem goes to
-    :func:`_exact_fallback`.
-    """
+def _fit_libsvm(K, y, C, tol):
+    """libsvm with an explicit ``tol``: its answer as it is (bias and dual value from the KKT
+    conditions), no certificate; a failure raises :class:`SolveError`."""
     alpha, status, n_iter = _solve_libsvm(K, y, C, tol)
-    if tol is not None:
-        if alpha is None:
-            raise SolveError("libsvm", status, _LIBSVM_CAUSES[status])
-        return _solution(K, y, C, alpha, status, "libsvm", n_iter)
-    if alpha is not None:
-        sol = _canonical(K, _start(y, C, alpha, status, "libsvm", n_iter), canonical)
-        if sol.exact or _kkt_violation(K, sol) <= LIBSVM_KKT_TOL * _kkt_scale(K, sol):
-            return sol
-        status = "kkt_violation"
-    return _canonical(K, _exact_fallback(K, y, C, status, n_iter), canonical)
+    if alpha is None:
+        raise SolveError("libsvm", status, _LIBSVM_CAUSES[status])
+    return _solution(K, y, C, alpha, status, "libsvm", n_iter)
 
 
 def _exact_fallback(K, y, C, reason, n_iter):
@@ -1125,25 +1178,6 @@ def _exact_fallback(K, y, C, reason, n_iter):
             f"{err.status!r}" + (f": {err.detail}" if err.detail else ""),
         ) from err
     return replace(_start(y, C, alpha, status, "cvxpy", n_iter), fallback=reason)
-
-
-def _kkt_violation(K, sol: SVMSolution) -> float:
-    """The largest violation of the KKT conditions by a solution, in margin units.
-
-    With margins ``m_i = y_i f(x_i)``: ``alpha_i = 0`` needs ``m_i >= 1``, a free multiplier
-    ``m_i = 1`` and ``alpha_i = C`` needs ``m_i <= 1`` (the complementary slackness of
-    Cortes & Vapnik 1995, eq. (19)); the violation is the largest shortfall, 0 at an optimum.
-    """
-    return _margin_violation(sol.y, sol.alpha, sol.C, sparse_product(K, sol.coef), sol.b)
-
-
-def _kkt_scale(K, sol: SVMSolution) -> float:
-    """``max(1, max(alpha) * max_i sum_j |K_ij|)``: a bound on every ``|sum_j alpha_j y_j K_ij|``.
-
-    The rounding of libsvm's single-precision cache and the snapping of :func:`categorise`
-    move margins by at most small multiples of it.
-    """
-    return max(1.0, float(np.max(sol.alpha)) * float(np.max(np.sum(np.abs(K), axis=1))))
 
 
 #: Relative tolerance of :func:`check_solution`'s test that a solution belongs to a Gram matrix:

@@ -1,0 +1,197 @@
+"""The certificate of an SVM optimum: what :func:`svmtrust.svm.fit_svm` checks before it returns.
+
+Whatever route found the multipliers (Clarabel, libsvm, the face step of
+:mod:`svmtrust.optimal_face`, a fallback), the answer is judged here from the problem and the
+answer alone: ``K``, ``y``, ``C``, the multipliers ``alpha`` and the bias ``b``. Three
+conditions make ``alpha`` an optimum of the dual and ``b`` a bias of the primal optimum
+(Cortes & Vapnik 1995, eq. (19); the SVM chapter, "The KKT conditions"):
+
+1. **Box.** ``0 <= alpha_i <= C`` for every ``i`` (tested exactly: the routes snap their
+   multipliers to the bounds before they are judged).
+2. **Balance.** ``y^T alpha = 0``: ``|y^T alpha|`` at most :data:`BALANCE_TOL` of
+   ``sum(alpha)``, the accuracy the face step's projection keeps
+   (:data:`svmtrust.optimal_face.SOLVE_TOL`); the infeasible points the fourth review found
+   had ``|y^T alpha|`` of 0.15 to 1 of it.
+3. **Complementary slackness.** With the margins ``m_i = y_i (sum_j alpha_j y_j K_ij + b)``,
+   ``m_i >= 1`` where ``alpha_i = 0``, ``m_i = 1`` where ``0 < alpha_i < C`` and ``m_i <= 1``
+   where ``alpha_i = C``. The largest shortfall, in margin units, is the answer's *KKT
+   violation*. A bias in the interval the conditions leave is the solution's own: the
+   conditions are judged at the ``b`` the solution carries.
+
+These make a duality-gap bound too: with (1) and (2), the primal objective at ``(w, b)`` exceeds
+the dual value by ``sum_i alpha_i (m_i - 1) + C sum_i max(0, 1 - m_i)``, at most ``n C`` times
+the KKT violation.
+
+The tolerance policy
+--------------------
+A margin computed in floating point carries rounding of the size of its terms: the *margin
+rounding* ``tau = EXACT_TOL * s``, with ``s`` the gradient's scale of
+:func:`svmtrust.optimal_face._gradient_scale_of` (a bound on ``sum_j alpha_j |K_ij|``) plus
+``|b|``. The certificate has two levels:
+
+* **exact**: (1), (2), the KKT violation at most ``tau``, and ``tau`` itself at most
+  :data:`MARGIN_TOL`: the margins are then right to ``MARGIN_TOL`` (in margin units, those the
+  p-values and the span rule compare), and equal in exact arithmetic means equal to rounding.
+  A kernel so ill-scaled that its margins cannot be computed to ``MARGIN_TOL`` (entries of 1e12
+  with multipliers of 100: ``tau`` near 1e-2) has no exact answer in double precision, whatever
+  the solver: it is reported, not certified.
+* **accurate**: (1), the balance within :data:`ACCURATE_TOL` of ``sum(alpha)``, and the KKT
+  violation within ``ACCURATE_TOL`` of :func:`kkt_scale` (a bound on every ``|m_i|`` term): what
+  an iterative solver reaches; :func:`svmtrust.svm.fit_svm` returns it with ``exact=False`` and
+  an :class:`svmtrust.svm.InexactWarning` that prints :meth:`Certificate.describe`.
+
+An answer that is not even accurate is never returned as an optimum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .optimal_face import EXACT_TOL, SOLVE_TOL, _gradient_scale_of, sparse_product
+
+__all__ = ["ACCURATE_TOL", "BALANCE_TOL", "MARGIN_TOL", "Certificate", "certify"]
+
+#: Largest ``|y^T alpha| / sum(alpha)`` of an exact answer: the relative slack
+#: (:data:`svmtrust.optimal_face.SOLVE_TOL`) within which the face step's projection keeps its
+#: point in the box before clipping it there (2e-11 measured at C = 2^15).
+BALANCE_TOL = SOLVE_TOL
+
+#: Largest margin rounding (``EXACT_TOL`` times the terms' size, in margin units) under which an
+#: optimum can be certified exact: margins known to a ten-thousandth of the margin's width. On
+#: the book's problems the rounding stays below 1e-7 (C up to 2^15 with RBF kernels on a few
+#: hundred examples); the ill-scaled polynomial kernel of the fourth review, (100 x.z +
+#: 1000)^3 at C = 100, has about 1e-2, and a linear kernel on 30 noisy points 5e-3 at C = 1e10.
+MARGIN_TOL = 1e-4
+
+#: Relative accuracy of an answer returned as inexact: the KKT violation relative to
+#: :func:`kkt_scale` and ``|y^T alpha|`` relative to ``sum(alpha)``. libsvm's accurate solves
+#: stay below 2e-7 on the test problems; an infeasible point (``y^T alpha = 2C``) is far above.
+ACCURATE_TOL = 1e-5
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """How well an answer meets the conditions of an SVM optimum (module notes).
+
+    Attributes
+    ----------
+    box : float
+        Largest distance of a multiplier outside ``[0, C]`` (0 when every one is inside).
+    balance : float
+        ``|y^T alpha| / sum(alpha)`` (0 without support vectors).
+    kkt : float
+        Largest KKT violation at the solution's bias, in margin units.
+    rounding : float
+        The margin rounding ``tau`` of the answer, in margin units.
+    scale : float
+        :func:`kkt_scale` of the answer, the unit of the accurate level.
+    n : int
+        Number of examples.
+    """
+
+    box: float
+    balance: float
+    kkt: float
+    rounding: float
+    scale: float
+    n: int
+
+    @property
+    def exact(self) -> bool:
+        """Conditions (1)-(3) to rounding, and the rounding at most :data:`MARGIN_TOL`."""
+        return (
+            self.box == 0.0
+            and self.balance <= BALANCE_TOL
+            and self.kkt <= self.rounding
+            and self.rounding <= MARGIN_TOL
+        )
+
+    @property
+    def accurate(self) -> bool:
+        """Conditions (1)-(3) to :data:`ACCURATE_TOL` (module notes)."""
+        return (
+            self.box == 0.0
+            and self.balance <= ACCURATE_TOL
+            and self.kkt <= ACCURATE_TOL * self.scale
+        )
+
+    def describe(self) -> str:
+        """Which condition holds to what accuracy, in a sentence for a warning or an error."""
+        box = (
+            "every multiplier in [0, C]"
+            if self.box == 0.0
+            else f"a multiplier {self.box:.2e} outside [0, C]"
+        )
+        return (
+            f"{box}; |y'alpha| = {self.balance:.2e} of sum(alpha) (exact needs at most {BALANCE_TOL:.0e}); "
+            f"KKT violation {self.kkt:.2e} in margin units (rounding {self.rounding:.1e}, "
+            f"exact needs at most {MARGIN_TOL:.0e}; accurate {ACCURATE_TOL * self.scale:.1e})"
+        )
+
+
+def certify(K, y, C, alpha, b) -> Certificate:
+    """The certificate of the multipliers ``alpha`` with bias ``b`` for the SVM on ``K, y, C``.
+
+    Computed from the problem and the answer alone, with one product of ``K`` over the support
+    vectors (:func:`svmtrust.optimal_face.sparse_product`).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The Gram matrix (trusted: the caller's door checked it).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        The box (``numpy.inf`` for a hard margin).
+    alpha : ndarray of shape (n,)
+        The multipliers to judge.
+    b : float
+        Their bias.
+
+    Returns
+    -------
+    Certificate
+    """
+    return certify_values(y, C, alpha, b, sparse_product(K, alpha * y), K.diagonal(), K)
+
+
+def certify_values(y, C, alpha, b, values, diagonal, K=None) -> Certificate:
+    """:func:`certify` from the decision values without the bias, ``values = K (alpha * y)``,
+    and ``K``'s diagonal (``K`` itself only for :func:`kkt_scale`; without it the scale is
+    bounded from the diagonal)."""
+    upper = float(np.max(alpha, initial=0.0) - C) if np.isfinite(C) else 0.0
+    box = max(-float(np.min(alpha, initial=0.0)), upper, 0.0)
+    total = float(np.sum(alpha))
+    balance = abs(float(y @ alpha)) / total if total > 0 else 0.0
+    rounding = EXACT_TOL * (_gradient_scale_of(diagonal, 1.0, alpha) + abs(float(b)))
+    return Certificate(
+        box=box,
+        balance=balance,
+        kkt=kkt_violation(y, C, alpha, values, b),
+        rounding=float(rounding),
+        scale=kkt_scale(alpha, diagonal, K),
+        n=int(y.size),
+    )
+
+
+def kkt_violation(y, C, alpha, values, b) -> float:
+    """The largest shortfall of condition (3) of the module notes, in margin units: ``1 - m_i``
+    where ``alpha_i < C``, ``m_i - 1`` where ``alpha_i > 0`` (both where ``alpha_i`` is free),
+    with ``m_i = y_i (values_i + b)``; 0 at an optimum."""
+    margins = y * (values + b)
+    shortfall = np.where(alpha < C, np.maximum(1.0 - margins, 0.0), 0.0)
+    shortfall = np.maximum(shortfall, np.where(alpha > 0, margins - 1.0, 0.0))
+    return float(np.max(shortfall, initial=0.0))
+
+
+def kkt_scale(alpha, diagonal, K=None) -> float:
+    """``max(1, max(alpha) * max_i sum_j |K_ij|)``: a bound on every ``|sum_j alpha_j y_j K_ij|``,
+    the unit of the accurate level. Without ``K`` the row sums are bounded by ``n max K_ii``."""
+    top = float(np.max(alpha, initial=0.0))
+    if K is None:
+        rows = diagonal.size * float(np.max(diagonal, initial=0.0))
+    else:
+        rows = float(np.max(np.sum(np.abs(K), axis=1), initial=0.0))
+    return max(1.0, top * rows)
