@@ -8,12 +8,13 @@ its own, so no import can close a circle):
 1. ``kernels``, ``qp``, ``conformal``, ``pipeline``, ``datasets``, ``multiplicity``, ``memory``
    and ``progress``: the tools every method or comparison uses;
 2. ``optimal_face`` (the QP's optimal face) and ``efficiency`` (measures of prediction regions);
-3. ``svm``: the SVM dual, solved exactly and made canonical;
-4. ``rank_sum``, ``span``, ``discrepancy``, ``nonconformity_selection``, ``incremental_svm``, ``one_vs_rest``, ``tcm_nn``'s
+3. ``certificate``: what makes an SVM's answer an optimum, judged from the problem alone;
+4. ``svm``: the SVM dual, solved exactly and made canonical;
+5. ``rank_sum``, ``span``, ``discrepancy``, ``nonconformity_selection``, ``incremental_svm``, ``one_vs_rest``, ``tcm_nn``'s
    fast backend ``_tcm_nn_fast`` and the split machines' fit from the data ``_kernel_columns``:
    the ideas of one paper each, on the SVM;
-5. the estimators ``transduction``, ``svm_distance``, ``split_conformal`` and ``tcm_nn``;
-6. ``experiments``: the chapters' protocols.
+6. the estimators ``transduction``, ``svm_distance``, ``split_conformal`` and ``tcm_nn``;
+7. ``experiments``: the chapters' protocols.
 
 The imports are read from the source with :mod:`ast` (including imports inside functions).
 """
@@ -39,20 +40,21 @@ FLOORS = {
     "progress": 1,
     "optimal_face": 2,
     "efficiency": 2,
-    "svm": 3,
-    "rank_sum": 4,
-    "span": 4,
-    "discrepancy": 4,
-    "nonconformity_selection": 4,
-    "_tcm_nn_fast": 4,
-    "_kernel_columns": 4,
-    "incremental_svm": 4,
-    "one_vs_rest": 4,
-    "transduction": 5,
-    "svm_distance": 5,
-    "split_conformal": 5,
-    "tcm_nn": 5,
-    "experiments": 6,
+    "certificate": 3,
+    "svm": 4,
+    "rank_sum": 5,
+    "span": 5,
+    "discrepancy": 5,
+    "nonconformity_selection": 5,
+    "_tcm_nn_fast": 5,
+    "_kernel_columns": 5,
+    "incremental_svm": 5,
+    "one_vs_rest": 5,
+    "transduction": 6,
+    "svm_distance": 6,
+    "split_conformal": 6,
+    "tcm_nn": 6,
+    "experiments": 7,
 }
 
 

@@ -8,6 +8,9 @@ One module per idea:
   the bias from the KKT conditions; :class:`~svmtrust.svm.SVMSolution`.
 - :mod:`~svmtrust.optimal_face`: the optimal face of the SVM dual and its minimum-norm point,
   the one optimum per bag that every multiplier-based quantity is built on.
+- :mod:`~svmtrust.certificate`: the certificate every answer of :func:`~svmtrust.svm.fit_svm`
+  is judged by (the box, ``y^T alpha = 0``, the KKT conditions), from the problem and the
+  answer alone, and the one tolerance policy that says when it is exact.
 - :mod:`~svmtrust.incremental_svm`: one example added to a trained SVM exactly (Cauwenberghs &
   Poggio 2000), reaching the canonical optimum of the augmented set: full conformal prediction
   without retraining.

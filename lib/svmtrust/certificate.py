@@ -36,7 +36,7 @@ rounding* ``tau = EXACT_TOL * s``, with ``s`` the gradient's scale of
   with multipliers of 100: ``tau`` near 1e-2) has no exact answer in double precision, whatever
   the solver: it is reported, not certified.
 * **accurate**: (1), the balance within :data:`ACCURATE_TOL` of ``sum(alpha)``, and the KKT
-  violation within ``ACCURATE_TOL`` of :func:`kkt_scale` (a bound on every ``|m_i|`` term): what
+  violation within ``ACCURATE_TOL`` of :func:`_kkt_scale` (a bound on every ``|m_i|`` term): what
   an iterative solver reaches; :func:`svmtrust.svm.fit_svm` returns it with ``exact=False`` and
   an :class:`svmtrust.svm.InexactWarning` that prints :meth:`Certificate.describe`.
 
@@ -50,6 +50,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .optimal_face import EXACT_TOL, SOLVE_TOL, _gradient_scale_of, sparse_product
+from .validation import (
+    check_array,
+    check_binary_labels,
+    check_C,
+    check_kernel_matrix,
+    check_numeric,
+)
 
 __all__ = ["ACCURATE_TOL", "BALANCE_TOL", "MARGIN_TOL", "Certificate", "certify"]
 
@@ -66,7 +73,7 @@ BALANCE_TOL = SOLVE_TOL
 MARGIN_TOL = 1e-4
 
 #: Relative accuracy of an answer returned as inexact: the KKT violation relative to
-#: :func:`kkt_scale` and ``|y^T alpha|`` relative to ``sum(alpha)``. libsvm's accurate solves
+#: :func:`_kkt_scale` and ``|y^T alpha|`` relative to ``sum(alpha)``. libsvm's accurate solves
 #: stay below 2e-7 on the test problems; an infeasible point (``y^T alpha = 2C``) is far above.
 ACCURATE_TOL = 1e-5
 
@@ -86,7 +93,7 @@ class Certificate:
     rounding : float
         The margin rounding ``tau`` of the answer, in margin units.
     scale : float
-        :func:`kkt_scale` of the answer, the unit of the accurate level.
+        :func:`_kkt_scale` of the answer, the unit of the accurate level.
     n : int
         Number of examples.
     """
@@ -135,12 +142,14 @@ def certify(K, y, C, alpha, b) -> Certificate:
     """The certificate of the multipliers ``alpha`` with bias ``b`` for the SVM on ``K, y, C``.
 
     Computed from the problem and the answer alone, with one product of ``K`` over the support
-    vectors (:func:`svmtrust.optimal_face.sparse_product`).
+    vectors (:func:`svmtrust.optimal_face.sparse_product`): for a solution found elsewhere, or
+    to re-judge an :class:`svmtrust.svm.SVMSolution` (``certify(K, sol.y, sol.C, sol.alpha,
+    sol.b)``).
 
     Parameters
     ----------
-    K : ndarray of shape (n, n)
-        The Gram matrix (trusted: the caller's door checked it).
+    K : array_like of shape (n, n)
+        The Gram matrix (square and finite; positive semi-definite is the caller's).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     C : float
@@ -153,13 +162,34 @@ def certify(K, y, C, alpha, b) -> Certificate:
     Returns
     -------
     Certificate
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: ``K`` not square or not finite, ``y`` not in {-1, +1} or of
+        another length, a bad ``C``, ``alpha`` not finite or of another length, ``b`` not a
+        finite number.
     """
-    return certify_values(y, C, alpha, b, sparse_product(K, alpha * y), K.diagonal(), K)
+    K = check_kernel_matrix(K, "K", full=False)
+    y = check_binary_labels(y, "y", n=K.shape[0])
+    C = check_C(C)
+    alpha = check_array(alpha, "alpha", ndim=1)
+    if alpha.shape[0] != K.shape[0]:
+        raise ValueError(f"alpha: expected {K.shape[0]} multipliers, got {alpha.shape[0]}")
+    bias = check_numeric(b, "b")
+    if bias.ndim != 0 or not np.isfinite(bias):
+        raise ValueError(f"b: expected a finite number, got {b!r}")
+    return _certify(K, y, C, alpha, float(bias))
 
 
-def certify_values(y, C, alpha, b, values, diagonal, K=None) -> Certificate:
+def _certify(K, y, C, alpha, b) -> Certificate:
+    """:func:`certify` of checked arguments (the fits of :mod:`svmtrust.svm`)."""
+    return _certify_values(y, C, alpha, b, sparse_product(K, alpha * y), K.diagonal(), K)
+
+
+def _certify_values(y, C, alpha, b, values, diagonal, K=None) -> Certificate:
     """:func:`certify` from the decision values without the bias, ``values = K (alpha * y)``,
-    and ``K``'s diagonal (``K`` itself only for :func:`kkt_scale`; without it the scale is
+    and ``K``'s diagonal (``K`` itself only for :func:`_kkt_scale`; without it the scale is
     bounded from the diagonal)."""
     upper = float(np.max(alpha, initial=0.0) - C) if np.isfinite(C) else 0.0
     box = max(-float(np.min(alpha, initial=0.0)), upper, 0.0)
@@ -169,14 +199,14 @@ def certify_values(y, C, alpha, b, values, diagonal, K=None) -> Certificate:
     return Certificate(
         box=box,
         balance=balance,
-        kkt=kkt_violation(y, C, alpha, values, b),
+        kkt=_kkt_violation(y, C, alpha, values, b),
         rounding=float(rounding),
-        scale=kkt_scale(alpha, diagonal, K),
+        scale=_kkt_scale(alpha, diagonal, K),
         n=int(y.size),
     )
 
 
-def kkt_violation(y, C, alpha, values, b) -> float:
+def _kkt_violation(y, C, alpha, values, b) -> float:
     """The largest shortfall of condition (3) of the module notes, in margin units: ``1 - m_i``
     where ``alpha_i < C``, ``m_i - 1`` where ``alpha_i > 0`` (both where ``alpha_i`` is free),
     with ``m_i = y_i (values_i + b)``; 0 at an optimum."""
@@ -186,7 +216,7 @@ def kkt_violation(y, C, alpha, values, b) -> float:
     return float(np.max(shortfall, initial=0.0))
 
 
-def kkt_scale(alpha, diagonal, K=None) -> float:
+def _kkt_scale(alpha, diagonal, K=None) -> float:
     """``max(1, max(alpha) * max_i sum_j |K_ij|)``: a bound on every ``|sum_j alpha_j y_j K_ij|``,
     the unit of the accurate level. Without ``K`` the row sums are bounded by ``n max K_ii``."""
     top = float(np.max(alpha, initial=0.0))

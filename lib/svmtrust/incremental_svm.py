@@ -104,7 +104,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .certificate import certify_values
+from .certificate import _certify_values
 from .optimal_face import (
     EXACT_TOL,
     IDENTICAL_TOL,
@@ -855,7 +855,7 @@ class _Addition:
         (:func:`svmtrust.svm._bias_and_margin`).
 
         ``values`` are the decision values without bias, computed from ``alpha``. The
-        certificate is :func:`svmtrust.certificate.certify_values` at its exact level (the box,
+        certificate is :func:`svmtrust.certificate._certify_values` at its exact level (the box,
         ``y^T alpha = 0`` and the KKT conditions (K) at the canonical bias to the margins'
         rounding, :data:`~svmtrust.optimal_face.EXACT_TOL` of the gradient's scale at
         ``alpha``, which does not grow with ``C``), the rule :func:`svmtrust.svm.fit_svm`
@@ -867,7 +867,7 @@ class _Addition:
         alpha = _snapped(alpha, C)  # the one rule of a multiplier's category
         scale = _gradient_scale_of(self.diagonal, 1.0, alpha)
         b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
-        if not certify_values(y, C, alpha, b, values, self.diagonal).exact:
+        if not _certify_values(y, C, alpha, b, values, self.diagonal).exact:
             return self._retrain()
         if on_margin.size >= 2:
             y_M, alpha_M = y[on_margin], alpha[on_margin]
@@ -881,7 +881,7 @@ class _Addition:
                 alpha[on_margin] = moved
                 values = values + self._rows(on_margin).T @ (change * y_M)
                 b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
-                if not certify_values(y, C, alpha, b, values, self.diagonal).exact:
+                if not _certify_values(y, C, alpha, b, values, self.diagonal).exact:
                     return self._retrain()
                 route = "canonical"
         solution = SVMSolution(
