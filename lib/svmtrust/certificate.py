@@ -29,9 +29,12 @@ rounding* ``tau = EXACT_TOL * s``, with ``s`` the gradient's scale of
 :func:`svmtrust.optimal_face._gradient_scale_of` (a bound on ``sum_j alpha_j |K_ij|``) plus
 ``|b|``. The certificate has two levels:
 
-* **exact**: (1), (2), the KKT violation at most ``tau``, and ``tau`` itself at most
-  :data:`MARGIN_TOL`: the margins are then right to ``MARGIN_TOL`` (in margin units, those the
-  p-values and the span rule compare), and equal in exact arithmetic means equal to rounding.
+* **exact**: (1), (2), the KKT violation at most ``tau``, ``tau`` itself at most
+  :data:`MARGIN_TOL`, and every example at a bound either on the margin (to ``tau``) or
+  clearly off it (beyond :data:`FACE_BAND` times ``tau``): the margins are then right to
+  ``MARGIN_TOL`` (in margin units, those the p-values and the span rule compare), the optimal
+  face is decided by the data and not by rounding, and equal in exact arithmetic means equal to
+  rounding.
   A kernel so ill-scaled that its margins cannot be computed to ``MARGIN_TOL`` (entries of 1e12
   with multipliers of 100: ``tau`` near 1e-2) has no exact answer in double precision, whatever
   the solver: it is reported, not certified.
@@ -58,7 +61,7 @@ from .validation import (
     check_numeric,
 )
 
-__all__ = ["ACCURATE_TOL", "BALANCE_TOL", "MARGIN_TOL", "Certificate", "certify"]
+__all__ = ["ACCURATE_TOL", "BALANCE_TOL", "FACE_BAND", "MARGIN_TOL", "Certificate", "certify"]
 
 #: Largest ``|y^T alpha| / sum(alpha)`` of an exact answer: the relative slack
 #: (:data:`svmtrust.optimal_face.SOLVE_TOL`) within which the face step's projection keeps its
@@ -71,6 +74,13 @@ BALANCE_TOL = SOLVE_TOL
 #: hundred examples); the ill-scaled polynomial kernel of the fourth review, (100 x.z +
 #: 1000)^3 at C = 100, has about 1e-2, and a linear kernel on 30 noisy points 5e-3 at C = 1e10.
 MARGIN_TOL = 1e-4
+
+#: An example at 0 or ``C`` whose margin misses 1 by more than the rounding but by at most this
+#: many times it lies off the optimal face by a distance rounding could have made: whether the
+#: face, and so the minimum-norm point, includes it is the bits' choice (with near-copies at
+#: C = 32768 two row orders put such an example on and off the face, multipliers 5e-3 of the
+#: largest apart). As :data:`svmtrust.optimal_face.RANK_AMBIGUITY` for the face's rank.
+FACE_BAND = 1e3
 
 #: Relative accuracy of an answer returned as inexact: the KKT violation relative to
 #: :func:`_kkt_scale` and ``|y^T alpha|`` relative to ``sum(alpha)``. libsvm's accurate solves
@@ -101,6 +111,7 @@ class Certificate:
     box: float
     balance: float
     kkt: float
+    nearest: float
     rounding: float
     scale: float
     n: int
@@ -113,6 +124,7 @@ class Certificate:
             and self.balance <= BALANCE_TOL
             and self.kkt <= self.rounding
             and self.rounding <= MARGIN_TOL
+            and self.nearest > FACE_BAND * self.rounding
         )
 
     @property
@@ -134,7 +146,9 @@ class Certificate:
         return (
             f"{box}; |y'alpha| = {self.balance:.2e} of sum(alpha) (exact needs at most {BALANCE_TOL:.0e}); "
             f"KKT violation {self.kkt:.2e} in margin units (rounding {self.rounding:.1e}, "
-            f"exact needs at most {MARGIN_TOL:.0e}; accurate {ACCURATE_TOL * self.scale:.1e})"
+            f"exact needs at most {MARGIN_TOL:.0e}; accurate {ACCURATE_TOL * self.scale:.1e}); "
+            f"nearest margin off the face {self.nearest:.1e} from 1 (exact needs more than "
+            f"{FACE_BAND:.0e} times the rounding)"
         )
 
 
@@ -200,6 +214,7 @@ def _certify_values(y, C, alpha, b, values, diagonal, K=None) -> Certificate:
         box=box,
         balance=balance,
         kkt=_kkt_violation(y, C, alpha, values, b),
+        nearest=_nearest_off_face(y, C, alpha, values, b, rounding),
         rounding=float(rounding),
         scale=_kkt_scale(alpha, diagonal, K),
         n=int(y.size),
@@ -214,6 +229,14 @@ def _kkt_violation(y, C, alpha, values, b) -> float:
     shortfall = np.where(alpha < C, np.maximum(1.0 - margins, 0.0), 0.0)
     shortfall = np.maximum(shortfall, np.where(alpha > 0, margins - 1.0, 0.0))
     return float(np.max(shortfall, initial=0.0))
+
+
+def _nearest_off_face(y, C, alpha, values, b, rounding) -> float:
+    """The smallest ``|m_i - 1|`` above ``rounding`` over the examples at 0 or ``C``
+    (:attr:`Certificate.nearest`)."""
+    residual = np.abs(y * (values + b) - 1.0)
+    off = ((alpha == 0.0) | (alpha == C)) & (residual > rounding)
+    return float(np.min(residual[off], initial=np.inf))
 
 
 def _kkt_scale(alpha, diagonal, K=None) -> float:

@@ -67,10 +67,18 @@ SOLVE_TOL = 1e-9
 #: gradient's scale): what Clarabel and libsvm's accurate solves reach on the book's problems.
 FACE_TOL = 1e-8
 
-#: A face counts as one point when its bordered matrix has a reciprocal condition number above
-#: this (:func:`_one_point`); below it the face's directions are computed, which is exact either
-#: way, only slower.
-ONE_POINT_RCOND = 1e-10
+#: Relative accuracy, to the largest multiplier, that an exact optimum's multipliers must have.
+#: A multiplier solved from a system of condition number ``kappa`` carries the margins' rounding
+#: (:data:`EXACT_TOL` of their terms) times ``kappa``: on an RBF kernel with gamma 2^-15 on
+#: eight binary vectors at C = 8192, ``kappa`` near 1e9 left multipliers that moved by 1e-5 of
+#: the largest when the rows were reordered, every KKT condition holding to 1e-9.
+MULTIPLIER_TOL = 1e-8
+
+#: A face counts as one point, and its multipliers as decided, when its bordered matrix has a
+#: reciprocal condition number above this, ``EXACT_TOL / MULTIPLIER_TOL`` (:func:`_one_point`);
+#: below it the face's directions are computed, and a face whose block is that ill-conditioned
+#: is marked inexact (:func:`_rank_ambiguous`).
+ONE_POINT_RCOND = EXACT_TOL / MULTIPLIER_TOL
 
 #: Relative tolerance on the squared distance ``A_ii + A_jj - 2 A_ij`` under which two indices
 #: are identical (:func:`identical_groups`): copies of one example differ only by rounding.
@@ -585,8 +593,9 @@ def face_optimum(A, c, a, d, u, x, tol: float = FACE_TOL) -> FaceOptimum:
         values, moved_exact = _minimum_norm_on_face(
             A[np.ix_(face, face)], c[face], a[face], base[face], u, scale, exact
         )
-        if values is None:  # the face was wider than the rounding allows: keep the optimum
-            face = np.flatnonzero(inside)
+        if values is None:  # the face was wider than the rounding allows: keep the optimum,
+            # an optimum but not the face's point of smallest norm, so not exact
+            face, exact = np.flatnonzero(inside), False
         else:
             base[face], exact = values, moved_exact
     nu = _equality_multiplier(A @ base + c, a, (base > 0) & (base < u), base >= u)
@@ -761,7 +770,9 @@ def _rank_ambiguous(eigvals) -> bool:
     of it: a matrix whose numerical rank rounding decides (an RBF kernel with gamma 1e-5 on
     standardised data has eigenvalues falling steadily from 1 to 1e-17 of the largest)."""
     cut = _rounding_cut(eigvals)
-    return bool(np.any((eigvals > cut) & (eigvals <= RANK_AMBIGUITY * cut)))
+    top = max(float(eigvals[-1]), 0.0) if eigvals.size else 0.0
+    blur = max(RANK_AMBIGUITY * cut, ONE_POINT_RCOND * top)
+    return bool(np.any((eigvals > cut) & (eigvals <= blur)))
 
 
 def _coupling_tol(vector, eigvals, floor: float) -> float:

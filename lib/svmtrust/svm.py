@@ -169,7 +169,7 @@ class SVMSolution:
         ``solver="incremental"``, the segments of the path (events).
     fallback : str
         Why a call with ``solver="libsvm"`` returned the exact solution instead of libsvm's
-        (see :func:`fit_svm`): ``"max_iter_reached"``, ``"_kkt_violation"``, ``"unbounded"``,
+        (see :func:`fit_svm`): ``"max_iter_reached"``, ``"kkt_violation"``, ``"unbounded"``,
         ``"small_box"`` (the closed form for a small box) or ``"large_box"`` (the hard margin
         within a large box). Empty when no
         fallback happened; count fallbacks with ``sol.fallback != ""``.
@@ -409,7 +409,7 @@ def _fit_exact(K, y, C, solver, canonical=True) -> SVMSolution:
     answer certified exact is returned; with ``canonical=False`` the first accurate one. When
     the first solver's is not exact, the other solver is tried (Clarabel after libsvm, libsvm
     after Clarabel), and its answer carries ``fallback``: libsvm's failure (``"max_iter_reached"``,
-    ``"unbounded"``), ``"_kkt_violation"`` (libsvm's answer not accurate) or ``"not_exact"``.
+    ``"unbounded"``), ``"kkt_violation"`` (libsvm's answer not accurate) or ``"not_exact"``.
     When neither is exact, the first accurate answer is returned with ``exact=False``,
     preferring canonical points to the solvers' own (``fallback="uncertified"``: the canonical
     step's point failed its certificate); when none is accurate, :class:`SolveError` prints
@@ -422,7 +422,7 @@ def _fit_exact(K, y, C, solver, canonical=True) -> SVMSolution:
         if sol.exact or (not canonical and sol.certificate.accurate):
             return sol
         tried.append(sol)
-        reason = reason or ("not_exact" if sol.certificate.accurate else "_kkt_violation")
+        reason = reason or ("not_exact" if sol.certificate.accurate else "kkt_violation")
     second = _second_answer(K, y, C, solver, n_iter, reason)
     if second is not None:
         sol = _judged(K, _canonical(K, second, canonical))
@@ -1143,7 +1143,7 @@ def _solve_libsvm(K, y, C, tol=None):
 #: What a libsvm status means, for the messages of :func:`_fit_libsvm`.
 _LIBSVM_CAUSES = {
     "max_iter_reached": f"libsvm stopped at its limit of {LIBSVM_MAX_ITER} iterations",
-    "_kkt_violation": "libsvm's answer is not accurate (svmtrust.certificate.ACCURATE_TOL)",
+    "kkt_violation": "libsvm's answer is not accurate (svmtrust.certificate.ACCURATE_TOL)",
     "not_exact": "libsvm's answer could not be certified exact",
     "unbounded": (
         f"the hard-margin multipliers reach the largest box, {HARD_MARGIN_C:.0e} "
