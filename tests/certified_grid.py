@@ -8,6 +8,7 @@ rows and labels in {-1, +1}:
   guide asks, half the rows' vectors carrying both labels;
 * :func:`one_hot`: four three-valued attributes, one-hot coded, from a few dozen vectors;
 * :func:`integer_grid`: rows of ``{0..3}^2`` with labels that conflict on a third of them;
+* :func:`binary_linear`: five binary attributes under the linear kernel, with copies;
 * :func:`near_copies`: the binary rows, each distinct vector followed by copies moved by
   1e-12 to 1e-7;
 * :func:`ill_scaled`: standardised Gaussian rows whose kernel is the review's polynomial
@@ -86,6 +87,14 @@ def integer_grid(seed, n):
     return _labels(rng, vectors, n, 1 / 3)
 
 
+def binary_linear(seed, n):
+    """Five binary attributes (32 vectors, a third carrying both labels): the linear kernel's
+    copies and rounding-size multipliers of the review."""
+    rng = np.random.default_rng(seed)
+    vectors = np.array(list(itertools.product([0.0, 1.0], repeat=5)))[rng.permutation(32)[:12]]
+    return _labels(rng, vectors, n, 1 / 3)
+
+
 def near_copies(seed, n):
     """The binary rows with copies moved by 1e-12 to 1e-7 in a random direction."""
     X, y = binary(seed, n)
@@ -111,6 +120,7 @@ STRUCTURES = {
     "binary": (binary, (33, 60, 150), ("rbf",)),
     "one-hot": (one_hot, (60,), ("rbf",)),
     "integer grid": (integer_grid, (40,), ("rbf", "linear")),
+    "binary linear": (binary_linear, (18, 28), ("linear",)),
     "near-copies": (near_copies, (30, 60), ("rbf",)),
     "ill-scaled": (ill_scaled, (21,), ("poly",)),
 }
@@ -139,12 +149,14 @@ def problems(structure, seeds):
 
 @dataclass
 class Verdict:
-    """What the judge found: the answer's box violation, ``|y^T alpha| / sum(alpha)``, its KKT
+    """What the judge found: the answer's box violation, ``|y^T alpha| / sum(alpha)``, the count
+    of multipliers of rounding size (within 1e-9 of the largest from 0, or of C from C), its KKT
     violation in margin units, the margins' rounding scale, its dual value and the reference's,
     and the terms' size of the dual value."""
 
     box: float
     balance: float
+    tiny: int
     kkt: float
     terms: float
     dual: float
@@ -152,11 +164,12 @@ class Verdict:
     size: float
 
     def exact_holds(self) -> bool:
-        """An exact claim: in the box, ``y^T alpha = 0`` to 1e-9, margins to rounding, and the
-        dual value not below the reference beyond rounding."""
+        """An exact claim: in the box, no multiplier of rounding size, ``y^T alpha = 0`` to
+        1e-9, margins to rounding, and the dual value not below the reference beyond rounding."""
         eps = np.finfo(float).eps
         return (
             self.box == 0.0
+            and self.tiny == 0
             and self.balance <= 1e-9
             and self.kkt <= EXACT_EPS * eps * self.terms
             and self.dual >= self.reference - 1e-12 * self.size
@@ -213,6 +226,10 @@ def reference_dual(K, y, C):
 def judge(K, y, C, alpha, b, reference) -> Verdict:
     """The answer ``(alpha, b)`` judged from ``K, y, C`` alone (module notes)."""
     box = max(0.0, -float(alpha.min()), float(alpha.max()) - C)
+    top = float(alpha.max())
+    tiny = int(
+        np.sum((alpha > 0) & (alpha < 1e-9 * top)) + np.sum((alpha < C) & (alpha > C * (1 - 1e-9)))
+    )
     total = float(alpha.sum())
     balance = abs(float(y @ alpha)) / total if total > 0 else 0.0
     values = K.astype(np.longdouble) @ (alpha * y).astype(np.longdouble)
@@ -222,7 +239,7 @@ def judge(K, y, C, alpha, b, reference) -> Verdict:
     terms = float(np.max(np.abs(K) @ alpha)) + abs(b) + 1.0
     dual, size = _dual(K, y, alpha)
     kkt = float(np.max(np.maximum(short, over)))
-    return Verdict(box, balance, kkt, terms, dual, reference, size)
+    return Verdict(box, balance, tiny, kkt, terms, dual, reference, size)
 
 
 def same_after_permutation(fit, K, y, C, solver, sol, seed) -> str:

@@ -129,6 +129,7 @@ def test_routes_and_their_events():
     again = inc.add(K[:40, deep], K[deep, deep], -y[deep])
     assert np.array_equal(again.solution.alpha, wrong.solution.alpha)
     assert np.array_equal(inc.solution.alpha, base.alpha)
+    assert dict(inc.routes) == {"outside": 1, "path": 2}  # every addition counted by its route
 
 
 def test_empty_margin_set_moves_the_bias_alone():

@@ -31,7 +31,9 @@ rounding* ``tau = EXACT_TOL * s``, with ``s`` the gradient's scale of
 
 * **exact**: (1), (2), the KKT violation at most ``tau``, ``tau`` itself at most
   :data:`MARGIN_TOL`, and every example at a bound either on the margin (to ``tau``) or
-  clearly off it (beyond :data:`FACE_BAND` times ``tau``): the margins are then right to
+  clearly off it (beyond :data:`FACE_BAND` times ``tau``), and every multiplier at its bound or
+  clearly away from it (beyond :data:`svmtrust.optimal_face.MULTIPLIER_TOL` of the largest
+  from 0, of ``C`` from ``C``): the margins are then right to
   ``MARGIN_TOL`` (in margin units, those the p-values and the span rule compare), the optimal
   face is decided by the data and not by rounding, and equal in exact arithmetic means equal to
   rounding.
@@ -52,7 +54,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .optimal_face import EXACT_TOL, SOLVE_TOL, _gradient_scale_of, sparse_product
+from .optimal_face import (
+    EXACT_TOL,
+    MULTIPLIER_TOL,
+    SOLVE_TOL,
+    _gradient_scale_of,
+    sparse_product,
+)
 from .validation import (
     check_array,
     check_binary_labels,
@@ -111,6 +119,7 @@ class Certificate:
     box: float
     balance: float
     kkt: float
+    undecided: int
     nearest: float
     rounding: float
     scale: float
@@ -125,6 +134,7 @@ class Certificate:
             and self.kkt <= self.rounding
             and self.rounding <= MARGIN_TOL
             and self.nearest > FACE_BAND * self.rounding
+            and self.undecided == 0
         )
 
     @property
@@ -148,7 +158,8 @@ class Certificate:
             f"KKT violation {self.kkt:.2e} in margin units (rounding {self.rounding:.1e}, "
             f"exact needs at most {MARGIN_TOL:.0e}; accurate {ACCURATE_TOL * self.scale:.1e}); "
             f"nearest margin off the face {self.nearest:.1e} from 1 (exact needs more than "
-            f"{FACE_BAND:.0e} times the rounding)"
+            f"{FACE_BAND:.0e} times the rounding); {self.undecided} multipliers within "
+            f"{MULTIPLIER_TOL:.0e} of a bound (exact needs none)"
         )
 
 
@@ -214,6 +225,7 @@ def _certify_values(y, C, alpha, b, values, diagonal, K=None) -> Certificate:
         box=box,
         balance=balance,
         kkt=_kkt_violation(y, C, alpha, values, b),
+        undecided=_undecided(alpha, C),
         nearest=_nearest_off_face(y, C, alpha, values, b, rounding),
         rounding=float(rounding),
         scale=_kkt_scale(alpha, diagonal, K),
@@ -229,6 +241,15 @@ def _kkt_violation(y, C, alpha, values, b) -> float:
     shortfall = np.where(alpha < C, np.maximum(1.0 - margins, 0.0), 0.0)
     shortfall = np.maximum(shortfall, np.where(alpha > 0, margins - 1.0, 0.0))
     return float(np.max(shortfall, initial=0.0))
+
+
+def _undecided(alpha, C) -> int:
+    """The multipliers whose category rounding decides (:attr:`Certificate.undecided`)."""
+    band = MULTIPLIER_TOL * float(np.max(alpha, initial=0.0))
+    count = int(np.sum((alpha > 0.0) & (alpha < band)))
+    if np.isfinite(C):
+        count += int(np.sum((alpha < C) & (alpha > C * (1.0 - MULTIPLIER_TOL))))
+    return count
 
 
 def _nearest_off_face(y, C, alpha, values, b, rounding) -> float:

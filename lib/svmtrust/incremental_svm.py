@@ -98,6 +98,7 @@ Either way the answer goes through the same certificate and canonical step as th
 
 from __future__ import annotations
 
+import collections
 import warnings
 from dataclasses import dataclass
 
@@ -214,14 +215,18 @@ class IncrementalSVM:
     values : ndarray of shape (n,)
         ``f(x_i) - b``, from which every addition's decision values start
         (:meth:`_Addition._values`).
+    routes : collections.Counter
+        How many additions took each route of :data:`ROUTES` (``routes["retrain"]`` counts the
+        fallback to :func:`svmtrust.svm.fit_svm` when the path could not certify its optimum),
+        counted by this object in this process: the only state :meth:`add` changes.
 
     Notes
     -----
     Built once (``O(n^2)``: the decision values, and ``O(|S|^3)`` for ``B_S^{-1}``), it serves
-    any number of additions: :meth:`add` never changes it. An addition costs ``O(n |S| +
-    |S|^2)`` per event and ``O(n |S|)`` at the end (the polish and the face test, from the
-    path's ``B_S^{-1}``), ``|S|`` the margin set; the Gram matrix of the augmented set is never
-    formed, except by the canonical step and by retraining.
+    any number of additions: :meth:`add` changes nothing but the counts of ``routes``. An
+    addition costs ``O(n |S| + |S|^2)`` per event and ``O(n |S|)`` at the end (the polish and
+    the face test, from the path's ``B_S^{-1}``), ``|S|`` the margin set; the Gram matrix of
+    the augmented set is never formed, except by the canonical step and by retraining.
     """
 
     def __init__(self, K, solution, solver: str = "libsvm"):
@@ -266,6 +271,7 @@ class IncrementalSVM:
         points (:func:`_identical_pairs`)."""
         solution, n = self.solution, self.K.shape[0]
         y, alpha = solution.y, solution.alpha
+        self.routes = collections.Counter()
         self.values = self.K @ solution.coef  # f without the bias
         self.decision = self.values + solution.b
         # copies (same point, same label) exist: joins must look for them
@@ -371,7 +377,9 @@ class IncrementalSVM:
 
     def _add(self, column, diagonal: float, label: float) -> Addition:
         """:meth:`add` on checked input."""
-        return _Addition(self, column, diagonal, label).run()
+        added = _Addition(self, column, diagonal, label).run()
+        self.routes[added.route] += 1
+        return added
 
 
 class Additions:
