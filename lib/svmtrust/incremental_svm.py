@@ -105,7 +105,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .certificate import _certify_values
+from .certificate import _at_bounds, _certify_values
 from .optimal_face import (
     EXACT_TOL,
     IDENTICAL_TOL,
@@ -867,12 +867,13 @@ class _Addition:
         ``y^T alpha = 0`` and the KKT conditions (K) at the canonical bias to the margins'
         rounding, :data:`~svmtrust.optimal_face.EXACT_TOL` of the gradient's scale at
         ``alpha``, which does not grow with ``C``), the rule :func:`svmtrust.svm.fit_svm`
-        judges its answers by, before and after the face step; an optimum that fails it is
-        retrained. The route becomes ``"canonical"`` when the face moved the multipliers.
+        judges its answers by, before and after the face step, after multipliers within
+        :data:`~svmtrust.optimal_face.MULTIPLIER_TOL` of a bound are set to it (as
+        :func:`svmtrust.svm.fit_svm` decides them); an optimum that fails it is retrained. The route becomes ``"canonical"`` when the face moved the multipliers.
         ``S``, the path's margin set, holds kernel rows the face's block may take.
         """
         y, C = self.labels, self.C
-        alpha = _snapped(alpha, C)  # the one rule of a multiplier's category
+        alpha, values = self._decided(_snapped(alpha, C), values)
         scale = _gradient_scale_of(self.diagonal, 1.0, alpha)
         b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
         if not _certify_values(y, C, alpha, b, values, self.diagonal).exact:
@@ -888,6 +889,7 @@ class _Addition:
                 alpha = alpha.copy()
                 alpha[on_margin] = moved
                 values = values + self._rows(on_margin).T @ (change * y_M)
+                alpha, values = self._decided(alpha, values)
                 b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
                 if not _certify_values(y, C, alpha, b, values, self.diagonal).exact:
                     return self._retrain()
@@ -908,6 +910,17 @@ class _Addition:
             exact=True,
         )
         return Addition(solution, values + b, route, events)
+
+    def _decided(self, alpha, values):
+        """``alpha`` with the multipliers within :data:`~svmtrust.optimal_face.MULTIPLIER_TOL`
+        of a bound set to it, as :func:`svmtrust.svm.fit_svm`'s certificate decides them
+        (:func:`svmtrust.certificate._at_bounds`), and the decision values moved with them."""
+        decided = _at_bounds(alpha, self.C)
+        changed = np.flatnonzero(decided != alpha)
+        if changed.size == 0:
+            return alpha, values
+        step = (decided - alpha)[changed] * self.labels[changed]
+        return decided, values + self._rows(changed).T @ step
 
     def _face(self, M, alpha_M, scale: float, route: str, S=None):
         """:func:`svmtrust.optimal_face._minimum_norm_on_face` on the face ``M``: ``(values,

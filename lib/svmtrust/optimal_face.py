@@ -75,9 +75,9 @@ FACE_TOL = 1e-8
 MULTIPLIER_TOL = 1e-8
 
 #: A face counts as one point, and its multipliers as decided, when its bordered matrix has a
-#: reciprocal condition number above this, ``EXACT_TOL / MULTIPLIER_TOL`` (:func:`_one_point`);
-#: below it the face's directions are computed, and a face whose block is that ill-conditioned
-#: is marked inexact (:func:`_rank_ambiguous`).
+#: reciprocal condition number above this, ``EXACT_TOL / MULTIPLIER_TOL`` (:func:`_one_point`:
+#: the margins' rounding times the condition number stays within ``MULTIPLIER_TOL``); below it
+#: the face's directions are computed (:func:`_rank_ambiguous` judges them).
 ONE_POINT_RCOND = EXACT_TOL / MULTIPLIER_TOL
 
 #: Relative tolerance on the squared distance ``A_ii + A_jj - 2 A_ij`` under which two indices
@@ -87,8 +87,9 @@ IDENTICAL_TOL = 1e-10
 #: An eigenvalue of a face's block above the rounding cut-off of :func:`_null_directions` but
 #: within this factor of it may be a zero that rounding lifted, or a true curvature that
 #: rounding nearly erased: the face's extent, and so the canonical point, is then not decided
-#: by the stored matrix (:func:`_rank_ambiguous`).
-RANK_AMBIGUITY = 1e3
+#: by the stored matrix to ``MULTIPLIER_TOL`` (the face's directions carry an error of the cut
+#: over the smallest eigenvalue kept), and the answer is not exact (:func:`_rank_ambiguous`).
+RANK_AMBIGUITY = 1.0 / MULTIPLIER_TOL
 
 
 class _SignedGram:
@@ -770,9 +771,7 @@ def _rank_ambiguous(eigvals) -> bool:
     of it: a matrix whose numerical rank rounding decides (an RBF kernel with gamma 1e-5 on
     standardised data has eigenvalues falling steadily from 1 to 1e-17 of the largest)."""
     cut = _rounding_cut(eigvals)
-    top = max(float(eigvals[-1]), 0.0) if eigvals.size else 0.0
-    blur = max(RANK_AMBIGUITY * cut, ONE_POINT_RCOND * top)
-    return bool(np.any((eigvals > cut) & (eigvals <= blur)))
+    return bool(np.any((eigvals > cut) & (eigvals <= RANK_AMBIGUITY * cut)))
 
 
 def _coupling_tol(vector, eigvals, floor: float) -> float:

@@ -25,7 +25,7 @@ import scipy.linalg.lapack
 from sklearn.svm import _libsvm
 
 from . import qp
-from .certificate import ACCURATE_TOL, Certificate, _certify, _kkt_violation
+from .certificate import ACCURATE_TOL, Certificate, _at_bounds, _certify, _kkt_violation
 from .optimal_face import (
     EXACT_TOL,
     FACE_TOL,
@@ -467,8 +467,19 @@ def _second_answer(K, y, C, solver, n_iter, reason):
 
 def _judged(K, sol: SVMSolution) -> SVMSolution:
     """``sol`` with its certificate (:func:`svmtrust.certificate.certify`, from ``K`` and the
-    answer alone) and ``exact`` only when the certificate passed at its exact level."""
+    answer alone) and ``exact`` only when the certificate passed at its exact level.
+
+    Categories come from the certificate: when an answer claimed exact fails only by
+    multipliers within :data:`svmtrust.optimal_face.MULTIPLIER_TOL` of a bound, those are set
+    to it (:func:`svmtrust.certificate._at_bounds`, bias and margins recomputed) and the result
+    is kept if it certifies exact: such a multiplier was a bound's rounding. Otherwise the
+    answer stays as it is, not exact."""
     cert = _certify(K, sol.y, sol.C, sol.alpha, sol.b)
+    if sol.exact and cert.undecided and not cert.exact:
+        bounded = _with_alpha(K, sol, _at_bounds(sol.alpha, sol.C), True)
+        again = _certify(K, bounded.y, bounded.C, bounded.alpha, bounded.b)
+        if again.exact:
+            return replace(bounded, certificate=again)
     return replace(sol, exact=sol.exact and cert.exact, certificate=cert)
 
 
