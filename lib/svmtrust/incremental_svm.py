@@ -144,7 +144,7 @@ ROUTES = ("outside", "path", "constant", "canonical", "retrain")
 
 #: A margin multiplier within this fraction of the largest multiplier of its bound has reached
 #: it in a tie of events (:meth:`_Addition._polish`): rounding of the path's updates.
-TIE_TOL = 1e-12
+EVENT_TIE_TOL = 1e-12
 
 #: An example joins the margin set only if the Schur complement of its bordered row exceeds
 #: this fraction of ``mean(diag(K))``; below it the margin set's matrix counts as
@@ -1028,7 +1028,7 @@ class _Addition:
                 self.system = (on, B, inverse)
             inverse = None  # a tie changed the system: solved from scratch
             values = solved[1:] / mult[keep]  # each copy's share
-            slack = TIE_TOL * max(float(np.max(values)), float(np.max(alpha)))
+            slack = EVENT_TIE_TOL * max(float(np.max(values)), float(np.max(alpha)))
             if np.any(values < -slack) or np.any(values > self.C + slack):
                 return None
             values = np.clip(values, 0.0, self.C)

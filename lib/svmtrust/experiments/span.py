@@ -37,6 +37,7 @@ from ..span import (
     span_bound,
 )
 from ..svm import fit_svm
+from ..ties import TIE_TOL
 from ..validation import (
     check_array,
     check_binary_labels,
@@ -91,9 +92,9 @@ CRITERIA = (
     "rescaled_range",
 )
 
-#: ``|y_p f(x_p) - alpha_p S_p^2|`` at or below this (times ``max(1, y_p f(x_p))``) is a tie of
-#: the span rule, counted in the column ``ties``.
-TIE_TOL = 1e-9
+#: ``|y_p f(x_p) - alpha_p S_p^2|`` at or below the library's one tie tolerance
+#: (:data:`svmtrust.ties.TIE_TOL`, times ``max(1, y_p f(x_p))``) is a tie of the span rule,
+#: counted in the column ``ties``.
 
 
 def _agreement(a, b, where):
@@ -130,7 +131,7 @@ def evaluate(K, y, K_test, y_test, C, R2=None, theorem1=False) -> dict:
         (the tight box); ``span_bound`` (Theorem 1, or NaN); ``agreement`` (fraction of all
         points on which span rule and leave-one-out agree), ``agreement_sv`` (over the support
         vectors) and ``agreement_errors`` (over the points that either calls an error, NaN if
-        none); ``ties`` (support vectors on which the span rule ties, see :data:`TIE_TOL`);
+        none); ``ties`` (support vectors on which the span rule ties, see :data:`svmtrust.ties.TIE_TOL`);
         ``unchanged`` (fraction of support vectors whose removal keeps the categories,
         Theorem 2's assumption); ``n_sv``, ``n_free``, ``n_bounded``; ``loo_retrained`` (support
         vectors whose leave-one-out machine the path could not certify, retrained from
