@@ -31,7 +31,8 @@ rounding* ``tau = EXACT_TOL * s``, with ``s`` the gradient's scale of
 
 * **exact**: (1), (2), the KKT violation at most ``tau``, ``tau`` itself at most
   :data:`MARGIN_TOL`, every example at a bound on the margin (to ``tau``) or clearly off it
-  (beyond :data:`FACE_BAND` times ``tau``), and every multiplier at its bound or clearly away
+  (beyond :data:`FACE_BAND` times the answer's own accuracy), and every multiplier at its
+  bound or clearly away
   from it (beyond
   :data:`svmtrust.optimal_face.MULTIPLIER_TOL` of the largest from 0, of ``C`` from ``C``):
   the margins are then right to ``MARGIN_TOL`` (in margin units, those the p-values and the
@@ -86,14 +87,15 @@ BALANCE_TOL = SOLVE_TOL
 #: 1000)^3 at C = 100, has about 1e-2, and a linear kernel on 30 noisy points 5e-3 at C = 1e10.
 MARGIN_TOL = 1e-4
 
-#: An example at 0 or ``C`` whose margin misses 1 by more than the rounding ``tau`` but by at
-#: most this many times it lies off the optimal face by a distance rounding could have made:
-#: whether the face, and so the minimum-norm point, includes it is then the bits' choice. With
-#: near-copies under an RBF kernel (gamma 2^-9, C = 512) three row orders gave three answers,
-#: each meeting every KKT condition to ``tau``, whose multipliers differed by up to 0.4 of the
-#: largest; the nearest margin off the face was within this band. As
-#: :data:`svmtrust.optimal_face.RANK_AMBIGUITY` for the face's rank.
-FACE_BAND = 1e3
+#: An example at 0 or ``C`` whose margin misses 1 by at most this many times the accuracy the
+#: answer's margins have (its own KKT violation, or one machine epsilon of the terms, whichever
+#: is larger) may lie on the true optimum's face: whether the face, and so the minimum-norm
+#: point, includes it is then the bits' choice. With near-copies under an RBF kernel
+#: (gamma 2^-9, C = 512) three row orders gave three answers, each meeting every KKT condition
+#: to ``tau``, whose multipliers differed by up to 0.4 of the largest: the nearest margin off
+#: the face was 17 times their KKT violation. A small box at C = 1e-12, whose margins all lie
+#: within 1e-12 of 1, has its nearest at 600 epsilons of the terms, and is decided.
+FACE_BAND = 100.0
 
 #: Relative accuracy of an answer returned as inexact: the KKT violation relative to
 #: :func:`_kkt_scale` and ``|y^T alpha|`` relative to ``sum(alpha)``. libsvm's accurate solves
@@ -138,7 +140,7 @@ class Certificate:
             and self.balance <= BALANCE_TOL
             and self.kkt <= self.rounding
             and self.rounding <= MARGIN_TOL
-            and self.nearest > FACE_BAND * self.rounding
+            and self.nearest > FACE_BAND * max(self.kkt, self.rounding / 64.0)
             and self.undecided == 0
         )
 
@@ -163,7 +165,8 @@ class Certificate:
             f"KKT violation {self.kkt:.2e} in margin units (rounding {self.rounding:.1e}, "
             f"exact needs at most {MARGIN_TOL:.0e}; accurate {ACCURATE_TOL * self.scale:.1e}); "
             f"nearest margin off the face {self.nearest:.1e} from 1 (exact needs more than "
-            f"{FACE_BAND:.0e} times the rounding); {self.undecided} multipliers within "
+            f"{FACE_BAND:.0f} times the KKT violation or the terms' epsilon); "
+            f"{self.undecided} multipliers within "
             f"{MULTIPLIER_TOL:.0e} of a bound (exact needs none)"
         )
 
