@@ -6,12 +6,14 @@ each over gamma 2^-15 .. 2^3 and C 2^-5 .. 2^15, both solvers. An answer claimed
 pass the judge's exact test (box, ``y^T alpha = 0``, margins to rounding in extended
 precision, a dual value not below the references) and come back under another row order; an
 answer returned as inexact must come with an ``InexactWarning`` and pass the accurate test; a
-refusal must be a ``SolveError``. Zero wrong answers. On the main of 1 December 2026 (before
-the certificate) these seeds gave 1 wrong answer on the binary samples (libsvm's fallback,
-``y^T alpha`` = 1/6 of ``sum(alpha)``), 29 on near-copies (two infeasible points claimed exact,
-``y^T alpha`` = 0.021 of the sum) and 17 on the ill-scaled kernel (exact claims that moved
-with the row order); over 27 more seeds of the binary features under the linear kernel, 1 of
-1188 (seed 11, kept here: a multiplier of 2.4e-14 C counted as a free support vector).
+refusal must be a ``SolveError``. Zero wrong answers.
+
+On the main of 1 December 2026 (6bb6c2a, before the certificate), tallied one solver at a time
+over these runs (cvxpy + libsvm), there were 85 wrong answers: binary 6 + 7 (among them libsvm's fallback with ``y^T alpha`` = 1/6 of
+``sum(alpha)``), binary linear 1 + 0 (seed 11: a multiplier of 2.4e-14 C counted as free),
+near-copies 24 + 30 (infeasible points claimed exact, ``y^T alpha`` = 0.021 of the sum, and
+exact claims that moved with the row order), ill-scaled 7 + 10 (exact claims that moved with
+the row order); one-hot and integer grid 0.
 """
 
 from __future__ import annotations

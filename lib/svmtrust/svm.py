@@ -398,7 +398,7 @@ def canonical_solution(
         C = check_C(C)
         if np.any(alpha > C):
             raise ValueError(f"alpha: multipliers must lie in [0, C], found {np.max(alpha)!r}")
-    return _canonical(K, _start(y, C, alpha, "optimal", str(solver)))
+    return _judged(K, _canonical(K, _start(y, C, alpha, "optimal", str(solver))))
 
 
 def _fit_exact(K, y, C, solver, canonical=True) -> SVMSolution:
