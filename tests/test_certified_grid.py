@@ -31,19 +31,7 @@ RUNS = [
     ("integer grid", (0, 1)),
     ("binary linear", (0, 1, 2, 3, 11)),
     ("near-copies", (0,)),
-    pytest.param(
-        "near-copies",
-        (1,),
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=(
-                "open (issue 50, near-copies): n = 30, RBF gamma 2^-9, C = 2^15, libsvm: two "
-                "row orders give two answers, each certified exact (KKT to 5e-9, the nearest "
-                "margin off the face 6e-5 from 1), whose multipliers differ by 0.10 of the "
-                "largest: the face step on conflicting near-copies at a large box"
-            ),
-        ),
-    ),
+    ("near-copies", (1,)),
     ("ill-scaled", (0, 1, 2, 3)),
 ]
 

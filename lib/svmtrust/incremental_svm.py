@@ -869,7 +869,10 @@ class _Addition:
         ``alpha``, which does not grow with ``C``), the rule :func:`svmtrust.svm.fit_svm`
         judges its answers by, before and after the face step, after multipliers within
         :data:`~svmtrust.optimal_face.MULTIPLIER_TOL` of a bound are set to it (as
-        :func:`svmtrust.svm.fit_svm` decides them); an optimum that fails it is retrained. The route becomes ``"canonical"`` when the face moved the multipliers.
+        :func:`svmtrust.svm.fit_svm` decides them); the second time with the face conditions
+        (:func:`svmtrust.certificate._face_conditions`: multipliers fixed by the data, the
+        face's point of smallest norm). An optimum that fails it is retrained. The route becomes
+        ``"canonical"`` when the face moved the multipliers.
         ``S``, the path's margin set, holds kernel rows the face's block may take.
         """
         y, C = self.labels, self.C
@@ -891,9 +894,9 @@ class _Addition:
                 values = values + self._rows(on_margin).T @ (change * y_M)
                 alpha, values = self._decided(alpha, values)
                 b, on_margin = _bias_and_margin(y, alpha, C, values, scale)
-                if not _certify_values(y, C, alpha, b, values, self.diagonal).exact:
-                    return self._retrain()
                 route = "canonical"
+        if not _certify_values(y, C, alpha, b, values, self.diagonal, columns=self._columns).exact:
+            return self._retrain()
         solution = SVMSolution(
             alpha=alpha,
             b=b,
@@ -1065,6 +1068,11 @@ class _Addition:
         out[m + 1, : m + 1] = out[: m + 1, m + 1] = w / schur
         out[m + 1, m + 1] = 1.0 / schur
         return out
+
+    def _columns(self, index) -> np.ndarray:
+        """Columns ``index`` of the augmented Gram matrix, shape (n + 1, len(index)), as the
+        certificate's face conditions read them."""
+        return self._rows(index).T
 
     def _rows(self, index) -> np.ndarray:
         """Rows ``index`` of the augmented Gram matrix, shape (len(index), n + 1)."""

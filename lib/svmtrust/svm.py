@@ -9,9 +9,11 @@ with labels ``y_i`` in {-1, +1} and Gram matrix ``K`` is::
 which is eqs. (8)-(11) of Saunders, Gammerman & Vovk (1999) when ``C = inf`` (hard margin).
 :func:`fit_svm` solves it exactly with cvxpy and Clarabel, or with libsvm through scikit-learn for
 bulk experiments (checked against the KKT conditions, with the exact solver as the fallback when
-libsvm stops short), and returns an :class:`SVMSolution` whose categories of support vectors are
-decided by one tolerance, :data:`SUPPORT_TOL`, whichever solver ran. The bias comes from the
-Karush-Kuhn-Tucker conditions (:func:`kkt_bias`), never from a dual variable of the solver.
+libsvm stops short), and returns an :class:`SVMSolution` only after its certificate
+(:mod:`svmtrust.certificate`, computed from the problem and the answer alone) has passed: the
+certificate decides whether the answer is exact and each multiplier's category (at 0, free, at
+``C``), by one rule whichever solver ran. The bias comes from the Karush-Kuhn-Tucker conditions
+(:func:`kkt_bias`), never from a dual variable of the solver.
 """
 
 from __future__ import annotations
@@ -67,10 +69,12 @@ __all__ = [
     "OUTSIDE_MARGIN_TOL",
 ]
 
-#: Relative tolerance that decides support. A multiplier is zero when it is at most
-#: ``SUPPORT_TOL * max(alpha)`` and at the bound when it is at least ``(1 - SUPPORT_TOL) * C``;
-#: such multipliers are set to exactly 0 or exactly C, so that ties (and so p-values built on
-#: multipliers) are the same whichever solver produced them.
+#: Relative tolerance of a solver's raw multipliers (:func:`categorise`): one at most
+#: ``SUPPORT_TOL * max(alpha)`` is set to 0 and one at least ``(1 - SUPPORT_TOL) * C`` to C,
+#: before the canonical step starts from them (interior-point and libsvm multipliers stop short
+#: of their bounds by about 1e-7). The categories of the answer returned are the certificate's
+#: (:mod:`svmtrust.certificate`: exactly at a bound, or more than
+#: :data:`svmtrust.optimal_face.MULTIPLIER_TOL` of the largest away from it).
 SUPPORT_TOL = 1e-6
 
 #: The full-transduction machines (:mod:`svmtrust.transduction`, :mod:`svmtrust.svm_distance`)
@@ -136,8 +140,9 @@ class SVMSolution:
     Attributes
     ----------
     alpha : ndarray of shape (n,)
-        Lagrange multipliers, with multipliers within :data:`SUPPORT_TOL` of 0 or C set to
-        exactly 0 or C.
+        Lagrange multipliers, exactly 0 or C at the bounds; in an exact answer every other
+        multiplier is more than :data:`svmtrust.optimal_face.MULTIPLIER_TOL` of the largest
+        away from them (the certificate's rule).
     b : float
         The bias, from the KKT conditions (:func:`kkt_bias`).
     y : ndarray of shape (n,)
@@ -170,8 +175,12 @@ class SVMSolution:
     fallback : str
         Why a call with ``solver="libsvm"`` returned the exact solution instead of libsvm's
         (see :func:`fit_svm`): ``"max_iter_reached"``, ``"kkt_violation"``, ``"unbounded"``,
-        ``"small_box"`` (the closed form for a small box) or ``"large_box"`` (the hard margin
-        within a large box). Empty when no
+        ``"small_box"`` (the closed form for a small box), ``"large_box"`` (the hard margin
+        within a large box), ``"not_exact"`` (the other solver's answer, after the first one's
+        failed its exact certificate), ``"twins"`` (the canonical step from the split that
+        gives each group of near-copies' mass to its members of smallest margin:
+        :func:`_twins_resolved`) or ``"uncertified"`` (a solver's own optimum, accurate but
+        not exact). Empty when no
         fallback happened; count fallbacks with ``sol.fallback != ""``.
     on_margin : ndarray of int
         Indices of the examples on the margin, ``y_i f(x_i) = 1``, whatever their multiplier:
@@ -181,9 +190,11 @@ class SVMSolution:
     exact : bool
         True when the multipliers are the canonical optimum and their certificate
         (:mod:`svmtrust.certificate`, computed from ``K`` and the answer alone) passed at its
-        exact level: in the box, ``y^T alpha = 0`` and every KKT condition to rounding, and the
-        rounding itself within :data:`svmtrust.certificate.MARGIN_TOL` margin units; so both
-        solvers return the same numbers. False when the answer is only accurate (its
+        exact level: in the box, ``y^T alpha = 0`` and every KKT condition to rounding, the
+        rounding itself within :data:`svmtrust.certificate.MARGIN_TOL` margin units, the free
+        multipliers fixed by the data and, along copies, the face's point of smallest norm
+        (:func:`svmtrust.certificate._face_conditions`); so both solvers, and every row order,
+        return the same numbers. False when the answer is only accurate (its
         ``certificate`` says to what).
     certificate : Certificate or None
         The certificate :func:`fit_svm` judged the answer by (``None`` for a solution built
@@ -410,7 +421,9 @@ def _fit_exact(K, y, C, solver, canonical=True) -> SVMSolution:
     the first solver's is not exact, the other solver is tried (Clarabel after libsvm, libsvm
     after Clarabel), and its answer carries ``fallback``: libsvm's failure (``"max_iter_reached"``,
     ``"unbounded"``), ``"kkt_violation"`` (libsvm's answer not accurate) or ``"not_exact"``.
-    When neither is exact, the first accurate answer is returned with ``exact=False``,
+    When neither is exact, the canonical step is tried once more from each answer with its
+    groups of near-copies refilled by margin (:func:`_twins_resolved`, ``fallback="twins"``).
+    When nothing is exact, the first accurate answer is returned with ``exact=False``,
     preferring canonical points to the solvers' own (``fallback="uncertified"``: the canonical
     step's point failed its certificate); when none is accurate, :class:`SolveError` prints
     every certificate.
@@ -429,6 +442,11 @@ def _fit_exact(K, y, C, solver, canonical=True) -> SVMSolution:
         if sol.exact or (not canonical and sol.certificate.accurate):
             return sol
         tried.append(sol)
+    if canonical:
+        for sol in list(tried):
+            twins = _twins_resolved(K, sol)
+            if twins is not None and twins.exact:
+                return twins
     own = [_judged(K, _with_alpha(K, t, t.alpha, False)) for t in (first, second) if t is not None]
     for sol in tried + [replace(o, fallback="uncertified") for o in own]:
         if sol.certificate.accurate:
@@ -463,6 +481,45 @@ def _second_answer(K, y, C, solver, n_iter, reason):
     if alpha is None:
         return None
     return replace(_start(y, C, alpha, status, "libsvm", n_iter), fallback=reason)
+
+
+def _twins_resolved(K, sol: SVMSolution) -> SVMSolution | None:
+    """The canonical step from ``sol`` with the mass of every group of near-copies moved to the
+    members of smallest margin, judged; ``None`` when ``sol`` has no such group.
+
+    Near-copies (rows 1e-12 to 1e-7 apart, one label) have columns of ``K`` that differ by far
+    more than rounding while ``K_ii + K_jj - 2 K_ij`` is at rounding: the curvature between
+    them is below what the stored matrix resolves, but their margins are not. The optimum then
+    gives a group's mass to its members of smallest margin (along the group the objective is
+    linear in the split, with the margins as its slopes), one member at most left free; a
+    solver's answer splits it evenly instead, and the active set cannot repair the split
+    through a block whose smallest eigenvalue is rounding (KKT violations of 1e-8 to 5e-7 that
+    the incremental path does not leave). From the split filled in order of margin, lowest
+    first (:func:`_filled_by_margin`), the canonical step ends at an optimum the certificate
+    can judge. Tried only when no solver's answer certified exact (``fallback="twins"``).
+    """
+    groups = _identical_groups(K * np.outer(sol.y, sol.y), sol.y)
+    sizes = np.bincount(groups)
+    if np.all(sizes == 1):
+        return None
+    margins = sol.y * (sparse_product(K, sol.alpha * sol.y) + sol.b)
+    alpha = _filled_by_margin(sol.alpha, margins, groups, sizes, sol.C)
+    start = replace(sol, alpha=alpha, fallback="twins")
+    return _judged(K, _canonical(K, _with_alpha(K, start, alpha, False)))
+
+
+def _filled_by_margin(alpha, margins, groups, sizes, C) -> np.ndarray:
+    """``alpha`` with each group of more than one member refilled: its total, in order of
+    increasing margin, each member up to ``C`` (ties in order of index)."""
+    alpha = alpha.copy()
+    for group in np.flatnonzero(sizes > 1):
+        members = np.flatnonzero(groups == group)
+        members = members[np.lexsort((members, margins[members]))]
+        left = float(np.sum(alpha[members]))
+        for i in members:
+            alpha[i] = min(left, C)
+            left -= alpha[i]
+    return alpha
 
 
 def _judged(K, sol: SVMSolution) -> SVMSolution:
