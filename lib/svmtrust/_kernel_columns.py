@@ -22,9 +22,12 @@ private module: its functions trust their arguments, checked at the machines' do
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import svm
+from .certificate import _certify_values
 from .kernels import _base_and_options, rbf_kernel
 
 
@@ -89,25 +92,48 @@ def fit_from_data(X, labels, C, kernel, gram) -> list[svm.SVMSolution]:
     position = np.full(n, -1)
     position[support] = np.arange(support.size)
     columns[support, position[support]] = 1.0  # k(x, x) = 1, as on the Gram matrix's diagonal
+
+    def face_columns(face):
+        # the kernel's columns of a certificate's face: the support vectors' from ``columns``,
+        # an example at 0 on the margin computed afresh
+        out = np.empty((n, face.size))
+        known = position[face] >= 0
+        out[:, known] = columns[:, position[face[known]]]
+        if not np.all(known):
+            fresh = kernel(X, X[face[~known]])
+            fresh[face[~known], np.arange(fresh.shape[1])] = 1.0
+            out[:, ~known] = fresh
+        return out
+
     return [
-        _certified(start, columns, position) or _with_gram(gram, labels[k], C)
+        _certified(start, columns, position, face_columns) or _with_gram(gram, labels[k], C)
         for k, start in enumerate(starts)
     ]
 
 
-def _certified(start, columns, position) -> svm.SVMSolution | None:
+def _certified(start, columns, position, face_columns) -> svm.SVMSolution | None:
     """libsvm's answer ``start`` made exact on the kernel's ``columns`` of the support vectors
-    (their positions ``position``), if it is the only optimum (``svm._unique_given``); ``None``
-    when libsvm failed, found no support vector, or the tests fail."""
+    (their positions ``position``), if it is the only optimum (``svm._unique_given``) and its
+    certificate passes at the exact level (:func:`svmtrust.certificate._certify_values`, with
+    ``face_columns(face)`` giving ``K[:, face]`` for the face conditions), as ``fit_svm``
+    judges its own answers; ``None`` when libsvm failed, found no support vector, or the tests
+    fail."""
     if start is None or start.support.size == 0:
         return None
-    return svm._unique_given(
+    sol = svm._unique_given(
         start,
         columns[:, position[start.support]] @ start.coef[start.support],
         np.ones(start.y.size),
         lambda rows: columns[np.ix_(rows, position[rows])],
         lambda rows, coef: columns[:, position[rows]] @ coef,
     )
+    if sol is None:
+        return None
+    values = columns[:, position[sol.support]] @ sol.coef[sol.support]
+    cert = _certify_values(
+        sol.y, sol.C, sol.alpha, sol.b, values, np.ones(sol.y.size), columns=face_columns
+    )
+    return replace(sol, certificate=cert) if cert.exact else None
 
 
 def _with_gram(gram, y, C) -> svm.SVMSolution:
