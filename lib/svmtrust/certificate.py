@@ -435,13 +435,28 @@ def _face_spectrum(columns, y, index, limit=None):
     block = S[index]
     t = max(float(np.mean(np.diag(block))), np.finfo(float).tiny)
     bordered = np.block([[block, t * y_I[:, None]], [t * y_I[None, :], np.zeros((1, 1))]])
-    if float(np.min(np.abs(np.linalg.eigvalsh(bordered)))) > max(cut, limit or 0.0):
+    limit = max(cut, limit or 0.0)
+    if float(np.min(np.abs(np.linalg.eigvalsh(bordered)))) > limit:
         return np.zeros(0), np.zeros((index.size, 0)), cut
-    # Z: an orthonormal basis of {delta : y_I^T delta = 0}, from the QR of [y_I, I]
-    Z = np.linalg.qr(np.column_stack([y_I, np.eye(index.size)]))[0][:, 1 : index.size]
     S -= np.outer(y, (y @ S) / y.size)
-    _, sigma, vt = np.linalg.svd(np.linalg.qr(S @ Z, mode="r"))
+    w, c = _reflection(y_I)
+    R = np.linalg.qr((S - c * np.outer(S @ w, w))[:, 1:], mode="r")  # the R of S Z
+    sigma = np.linalg.svd(R, compute_uv=False)
+    if not np.any(sigma <= cut):  # no exact direction: its vectors are not needed
+        return sigma, np.zeros((index.size, sigma.size)), cut
+    _, sigma, vt = np.linalg.svd(R)
+    Z = (np.eye(index.size) - c * np.outer(w, w))[:, 1:]
     return sigma, Z @ vt.T, cut
+
+
+def _reflection(y_I):
+    """``(w, 2 / w^T w)`` of the Householder reflection ``I - 2 w w^T / w^T w`` that maps
+    ``y_I / sqrt(m)`` to the first axis: its other columns, ``Z``, are an orthonormal basis of
+    ``{delta : y_I^T delta = 0}``, and ``S Z`` is ``S`` less a rank-one term, without the
+    ``O(n m^2)`` product."""
+    w = y_I / np.sqrt(y_I.size)
+    w[0] += np.sign(w[0])  # y_I is +-1: w[0] is not 0, and the sign avoids cancellation
+    return w, 2.0 / float(w @ w)
 
 
 def _kkt_scale(alpha, diagonal, K=None) -> float:

@@ -272,7 +272,8 @@ def nonconformity_p_values(validation_margins, test_values, tau=None) -> np.ndar
 
     That is not a smoothed conformal p-value. Eq. (2) leaves the test point out of its own bag,
     so there is no share of it to smooth, and no randomisation of eq. (2) that stays below it can
-    be exactly valid: eq. (2) is 0 with probability at least ``1 / (n + 1)``. With continuous
+    be exactly valid: with untied margins eq. (2) is 0 with probability ``1 / (n + 1)`` (with
+    ties, at most that: a test margin tied with the smallest is not below it). With continuous
     margins ``P{p <= eps} = (floor(eps n) + 1) / (n + 1)`` for one model (0.0588 at
     ``eps = 0.05``, ``n = 50``), and ties broken at random make it larger. The smoothed
     conformal p-value of one model, ``(#{<} + tau (#{=} + 1)) / (n + 1)``, is
