@@ -34,6 +34,17 @@ def test_a_clean_log_passes_and_the_summary_line_alone_fails():
     assert latex_log.problems("LaTeX Warning: There were undefined references.") != []
 
 
+def test_finds_characters_missing_from_their_fonts():
+    """XeTeX's "Missing character" lines (the set-minus of Latin Modern Math, 2026-12-01)."""
+    log = (
+        "Missing character: There is no \u29f5 (U+29F5) in font "
+        "[latinmodern-math.otf]/OT:script=math;language=dflt;!\n"
+        "Missing character: There is no \u29f5 (U+29F5) in font "
+        "[latinmodern-math.otf]/OT:script=math;language=dflt;!\n"
+    )
+    assert latex_log.problems(log) == ["missing character: \u29f5 (U+29F5) in latinmodern-math.otf"]
+
+
 def test_command_line_exit_status(tmp_path, capsys):
     log = tmp_path / "book.log"
     log.write_text(LOG)
