@@ -1,4 +1,4 @@
-"""Check the log of the book's LaTeX build: no undefined reference or citation, no character
+r"""Check the log of the book's LaTeX build: no undefined reference or citation, no character
 missing from its font (XeTeX drops it silently from the PDF: ``\setminus``, U+29F5, is not in
 Latin Modern Math, so "F = S \ B" printed as "F = S B"), and no overfull box wider than a
 tolerance (20 pt: a line that sticks that far into the margin is cut or ugly).
