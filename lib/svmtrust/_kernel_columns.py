@@ -88,21 +88,25 @@ def fit_from_data(X, labels, C, kernel, gram) -> list[svm.SVMSolution]:
     support = np.unique(np.concatenate(supports)) if supports else np.zeros(0, dtype=int)
     if support.size == 0:  # libsvm failed, or w = 0 with no support vector: nothing to settle
         return [_with_gram(gram, y, C) for y in labels]
-    columns = kernel(X, X[support])
+
+    def kernel_columns(index):
+        # K[:, index], with k(x, x) = 1 as on the Gram matrix's diagonal
+        out = kernel(X, X[index])
+        out[index, np.arange(index.size)] = 1.0
+        return out
+
+    columns = kernel_columns(support)
     position = np.full(n, -1)
     position[support] = np.arange(support.size)
-    columns[support, position[support]] = 1.0  # k(x, x) = 1, as on the Gram matrix's diagonal
 
     def face_columns(face):
-        # the kernel's columns of a certificate's face: the support vectors' from ``columns``,
-        # an example at 0 on the margin computed afresh
+        # a certificate's face: the support vectors' columns from ``columns``, an example at 0
+        # on the margin computed afresh
         out = np.empty((n, face.size))
         known = position[face] >= 0
         out[:, known] = columns[:, position[face[known]]]
         if not np.all(known):
-            fresh = kernel(X, X[face[~known]])
-            fresh[face[~known], np.arange(fresh.shape[1])] = 1.0
-            out[:, ~known] = fresh
+            out[:, ~known] = kernel_columns(face[~known])
         return out
 
     return [

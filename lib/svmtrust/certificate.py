@@ -58,7 +58,7 @@ The certificate is the only judge of what :func:`svmtrust.svm.fit_svm` and the i
 of :mod:`svmtrust.incremental_svm` return as exact: its constants are the policy. Every other
 threshold of the library steers a route (which step to try, when to stop, what to start from),
 and a wrong call there costs a fallback or a warning, never a wrong answer called exact; or it
-decides something else, once, in the module named. ``tests/test_structure.py`` checks that
+decides something else, once, in the module named. ``tests/test_certificate.py`` checks that
 every module-level threshold of the library is listed here.
 
 *The judge* (this module and :mod:`svmtrust.optimal_face`):
@@ -121,6 +121,7 @@ from .optimal_face import (
     EXACT_TOL,
     MULTIPLIER_TOL,
     SOLVE_TOL,
+    _bordered_matrix,
     _gradient_scale_of,
     sparse_product,
 )
@@ -413,16 +414,17 @@ def _face_conditions(columns, y, C, alpha, decision, rounding, terms):
     return unfixed, float(residual) / top
 
 
-def _face_spectrum(columns, y, index, limit=None):
+def _face_spectrum(columns, y, index, limit):
     """The singular values of ``G = P Q_{:I} Z`` of :func:`_face_conditions` on the indices
     ``I = index``, in descending order; the directions of ``delta`` they belong to (the
     columns of ``Z V``, one per singular value); and the rounding cut, ``EXACT_TOL`` times the
     Frobenius norm of ``Q_{:I}``: the size a direction's image has when the columns it combines
     agree up to the rounding of their entries (copies, computed in another batch or order).
 
-    Only singular values at most ``limit`` (the cut when ``None``) are asked for, and most faces
+    Only singular values at most ``limit`` (or the cut, if larger) are asked for, and most faces
     have none: the smallest ``|eigenvalue|`` of the bordered block ``[[Q_II, t y_I], [t y_I^T,
-    0]]`` (``t`` the mean of ``diag Q_II``) bounds every ``sigma`` from below (for ``y_I^T v =
+    0]]`` (:func:`svmtrust.optimal_face._bordered_matrix`, any ``t > 0``) bounds every ``sigma``
+    from below (for ``y_I^T v =
     0`` and the best bias change ``beta``, ``||G v|| = ||Q_{:I} v + y beta|| >= ||Q_II v + y_I
     beta||``, the norm of the block times ``(v, beta / t)``), and when it exceeds ``limit`` the
     ``n x |I|`` factorisation is skipped and no singular value is returned. All empty, and the
@@ -432,11 +434,8 @@ def _face_spectrum(columns, y, index, limit=None):
     y_I = y[index]
     S = columns(index) * (y[:, None] * y_I[None, :])
     cut = EXACT_TOL * float(np.linalg.norm(S))
-    block = S[index]
-    t = max(float(np.mean(np.diag(block))), np.finfo(float).tiny)
-    bordered = np.block([[block, t * y_I[:, None]], [t * y_I[None, :], np.zeros((1, 1))]])
-    limit = max(cut, limit or 0.0)
-    if float(np.min(np.abs(np.linalg.eigvalsh(bordered)))) > limit:
+    bordered, _ = _bordered_matrix(S[index], y_I)
+    if float(np.min(np.abs(np.linalg.eigvalsh(bordered)))) > max(cut, limit):
         return np.zeros(0), np.zeros((index.size, 0)), cut
     S -= np.outer(y, (y @ S) / y.size)
     w, c = _reflection(y_I)

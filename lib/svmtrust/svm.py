@@ -498,7 +498,7 @@ def _twins_resolved(K, sol: SVMSolution) -> SVMSolution | None:
     first (:func:`_filled_by_margin`), the canonical step ends at an optimum the certificate
     can judge. Tried only when no solver's answer certified exact (``fallback="twins"``).
     """
-    groups = _identical_groups(K * np.outer(sol.y, sol.y), sol.y)
+    groups = duplicate_groups(K, sol.y)
     sizes = np.bincount(groups)
     if np.all(sizes == 1):
         return None
