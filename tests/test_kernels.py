@@ -131,8 +131,8 @@ def test_psd_by_construction_marks_only_the_library_kernels():
     from svmtrust.validation import check_kernel_gram, psd_by_construction
 
     X = np.random.default_rng(0).normal(size=(12, 3))
-    for kernel in ("linear", "rbf", "poly"):
-        assert psd_by_construction(named_kernel(kernel, X, gamma=0.5, coef0=1.0))
+    for kernel, params in [("linear", {}), ("rbf", {"gamma": 0.5}), ("poly", {"coef0": 1.0})]:
+        assert psd_by_construction(named_kernel(kernel, X, **params))
     assert psd_by_construction(rbf_kernel) and psd_by_construction(polynomial_kernel)
     assert not psd_by_construction(lambda A, B: A @ B.T)
     built_in = check_kernel_gram(named_kernel("rbf", X, gamma=0.5), X)

@@ -124,7 +124,7 @@ def _validity_p_values(trials, classes, rng):
     for t in range(trials):
         y = rng.permutation(np.repeat(np.arange(classes), per_class))
         X = rng.normal(size=(y.size, d)) + 0.5 * np.eye(d)[y]
-        model = TransductiveSVM(kernel=linear_kernel).fit(X[:-1], y[:-1])
+        model = TransductiveSVM(kernel=linear_kernel, C=np.inf).fit(X[:-1], y[:-1])
         p_true[t] = model.predict_p(X[-1:])[0, y[-1]]
     return p_true
 
@@ -162,7 +162,7 @@ def test_non_separable_hard_margin_raises_and_soft_margin_flags_with_C():
     y = np.array([-1, -1, -1, 1, 1, 1])
     x_new = np.array([[1.8]])  # deep in the +1 class: labelled -1 it cannot be separated
     with pytest.raises(SolveError, match="not separable.*finite C") as info:
-        TransductiveSVM(kernel=linear_kernel).fit(X, y).predict_p(x_new)
+        TransductiveSVM(kernel=linear_kernel, C=np.inf).fit(X, y).predict_p(x_new)
     assert info.value.status == "unbounded"
     C = 0.5
     hyp = TransductiveSVM(kernel=linear_kernel, C=C).fit(X, y).solve_hypotheses(x_new)
@@ -178,7 +178,9 @@ def test_reusing_the_training_svm_changes_nothing(kind, seed):
     X, y, X_test = _overlapping(seed, n=40, m=8)  # the RBF kernel separates any labelling
     C = 1.0 if kind == "soft" else np.inf
     fast, full = (
-        TransductiveSVM(kernel=RBF, C=C, reuse_outside_margin=r).fit(X, y).solve_hypotheses(X_test)
+        TransductiveSVM(kernel=RBF, C=C, method="retrain", reuse_outside_margin=r)
+        .fit(X, y)
+        .solve_hypotheses(X_test)
         for r in (True, False)
     )
     assert np.array_equal(fast.p_values, full.p_values)
@@ -195,7 +197,7 @@ def test_inductive_svm_and_non_separable_training_set():
     )
     X1, y1 = np.array([[0.0], [1.0], [2.0]]), np.array([1, -1, 1])
     with pytest.raises(SolveError, match="the training set is not separable"):
-        TransductiveSVM(kernel=linear_kernel).fit(X1, y1)
+        TransductiveSVM(kernel=linear_kernel, C=np.inf).fit(X1, y1)
 
 
 def test_three_classes():
@@ -299,7 +301,7 @@ def test_margin_transduction_against_primal(C):
 def test_margin_transduction_hard_margin_is_smallest_w2():
     """With C = inf the optimal value is 1/2 ||w||^2, so the rule is the widest margin."""
     X, y = _toy()
-    model = TransductiveSVM(kernel=linear_kernel).fit(X, y)
+    model = TransductiveSVM(kernel=linear_kernel, C=np.inf).fit(X, y)
     hyp = model.solve_hypotheses(np.array([[0.3, 0.3], [-0.2, 0.1]]))
     assert np.allclose(hyp.objective, hyp.w_norm_squared / 2, rtol=1e-6)
     assert np.array_equal(hyp.margin_index, np.argmin(hyp.w_norm_squared, axis=1))
@@ -389,7 +391,7 @@ def test_joint_p_value_matches_solve_joint_and_is_valid():
     for t in range(trials):
         y = rng.permutation(np.repeat([-1, 1], 12))[:23]
         X = rng.normal(size=(23, 20)) + 0.5 * np.eye(20)[(y > 0).astype(int)]
-        model = TransductiveSVM(kernel=linear_kernel).fit(X[:20], y[:20])
+        model = TransductiveSVM(kernel=linear_kernel, C=np.inf).fit(X[:20], y[:20])
         p[t] = model.joint_p_value(X[20:], y[20:])
         if t < 5:
             joint = model.solve_joint(X[20:])
@@ -636,9 +638,9 @@ def test_a_hard_margin_on_inseparable_data_fails_in_fit_and_leaves_it_unfitted()
 
     X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
     y = np.array([0, 0, 1, 1, 1])
-    model = TransductiveSVM()
+    model = TransductiveSVM(kernel="linear", C=np.inf)
     with pytest.raises(SolveError, match="use a finite C"):
         model.fit(X, y)
     with pytest.raises(NotFittedError):
         model.predict(X[:1])
-    assert TransductiveSVM(C=1.0).fit(X, y).predict_p(X[:1]).shape == (1, 2)
+    assert TransductiveSVM(kernel="linear").fit(X, y).predict_p(X[:1]).shape == (1, 2)

@@ -18,6 +18,7 @@ __all__ = [
     "polynomial_kernel",
     "rbf_kernel",
     "KERNEL_NAMES",
+    "KERNEL_PARAMETERS",
     "named_kernel",
     "rows_alone",
 ]
@@ -266,13 +267,23 @@ def _polynomial_of(inner, gamma=1.0, degree=3, coef0=0.0):
     return (gamma * inner + coef0) ** degree
 
 
+#: The parameters each kernel reads, beside its name; the others must keep their defaults.
+KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0")}
+
+#: The defaults of ``gamma``, ``degree`` and ``coef0``, as in scikit-learn's ``SVC``.
+KERNEL_DEFAULTS = {"gamma": "scale", "degree": 3, "coef0": 0.0}
+
+
 def named_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0):
     """The kernel function ``k(X, Z)`` that an estimator's parameters describe.
 
     The conventions of scikit-learn's ``SVC``, so that a grid search over ``gamma`` needs no
-    grid of functions: a callable ``kernel(X, Z)`` is returned as it is (``gamma``, ``degree``
-    and ``coef0`` are then ignored); ``"linear"`` is ``x . z``; ``"rbf"`` is
-    ``exp(-gamma ||x - z||^2)``; ``"poly"`` is ``(gamma x . z + coef0)^degree``.
+    grid of functions: ``"linear"`` is ``x . z``; ``"rbf"`` is ``exp(-gamma ||x - z||^2)``;
+    ``"poly"`` is ``(gamma x . z + coef0)^degree``; a callable ``kernel(X, Z)`` is returned as
+    it is. Where ``SVC`` ignores a parameter the kernel does not read (``gamma`` of
+    ``"linear"``, ``degree`` and ``coef0`` of ``"rbf"``, all three of a callable), this refuses
+    it unless it keeps its default (:data:`KERNEL_PARAMETERS`): a value that changes nothing
+    would otherwise be searched, scored and reported as a choice.
 
     Parameters
     ----------
@@ -295,23 +306,22 @@ def named_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0):
     Raises
     ------
     ValueError
-        Naming ``kernel``, ``gamma``, ``degree`` or ``coef0``.
+        Naming ``kernel``, ``gamma``, ``degree`` or ``coef0``: an unknown kernel, a value out
+        of range, a parameter the kernel does not read set away from its default, or
+        ``gamma="scale"`` on data whose variance is 0 to rounding or not finite.
     """
-    if callable(kernel):
-        return kernel
-    if not isinstance(kernel, str) or kernel not in KERNEL_NAMES:
+    named = kernel if isinstance(kernel, str) else None
+    if not callable(kernel) and named not in KERNEL_NAMES:
         raise ValueError(
             f"kernel: must be one of {KERNEL_NAMES} or a callable kernel(X, Z), got {kernel!r}"
         )
+    _check_unread(named or "callable", gamma=gamma, degree=degree, coef0=coef0)
+    if callable(kernel):
+        return kernel
     if kernel == "linear":
         return linear_kernel
     X = check_array(X, "X", ndim=2)
-    if isinstance(gamma, str):
-        if gamma not in ("scale", "auto"):
-            raise ValueError(f"gamma: must be 'scale', 'auto' or a positive number, got {gamma!r}")
-        spread = float(X.var()) if gamma == "scale" else 1.0
-        gamma = 1.0 / (X.shape[1] * spread) if spread > 0 else 1.0
-    gamma = check_positive(gamma, "gamma")
+    gamma = check_positive(_gamma_value(gamma, X), "gamma")
     if kernel == "rbf":
         return _psd(functools.partial(rbf_kernel, gamma=gamma))
     degree = check_integer(degree, "degree")
@@ -324,3 +334,54 @@ def named_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0):
     return _psd(
         functools.partial(_inhomogeneous_polynomial, gamma=gamma, degree=degree, coef0=coef0)
     )
+
+
+def _check_unread(kernel: str, **values) -> None:
+    """Refuse a parameter ``kernel`` does not read (:data:`KERNEL_PARAMETERS`; a callable reads
+    none) unless it keeps its default, naming it."""
+    read = KERNEL_PARAMETERS.get(kernel, ())
+    for name, value in values.items():
+        if name not in read and not _is_default(value, KERNEL_DEFAULTS[name]):
+            where = "give it inside the callable" if kernel == "callable" else "omit it"
+            raise ValueError(
+                f"{name}: the {kernel} kernel does not read it, so {value!r} would change "
+                f"nothing; {where}, or name a kernel that reads it "
+                f"({', '.join(k for k, p in KERNEL_PARAMETERS.items() if name in p)})"
+            )
+
+
+def _is_default(value, default) -> bool:
+    """Whether ``value`` is ``default`` (a string only equals a string, a number a number)."""
+    if isinstance(default, str) or isinstance(value, str):
+        return value == default
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+def _gamma_value(gamma, X) -> float:
+    """``gamma`` as a number: ``"scale"`` is ``1 / (d Var(X))``, ``"auto"`` ``1 / d``.
+
+    ``"scale"`` on data of variance 0 (one distinct value) gives 1, as ``SVC``; on data whose
+    variance overflows, or whose ``1 / (d Var)`` underflows to 0, it raises rather than pass a
+    ``gamma`` the caller never gave."""
+    if not isinstance(gamma, str):
+        return gamma
+    if gamma not in ("scale", "auto"):
+        raise ValueError(f"gamma: must be 'scale', 'auto' or a positive number, got {gamma!r}")
+    d = X.shape[1]
+    if gamma == "auto":
+        return 1.0 / d
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(X.var())
+    if spread == 0:
+        return 1.0
+    value = 1.0 / (d * spread)
+    if not (np.isfinite(spread) and value > 0):
+        raise ValueError(
+            f"gamma: 'scale' is 1 / (d Var(X)), and Var(X) = {spread:.3g} over the {d} "
+            "features gives no positive number; rescale X (StandardScaler) or give gamma "
+            "as a number"
+        )
+    return value

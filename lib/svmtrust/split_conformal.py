@@ -56,7 +56,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import conformal
 from ._kernel_columns import fit_from_data, libsvm_computes
 from .conformal import ClassLeftOut, calibration_count
-from .kernels import named_kernel, rbf_kernel, rows_alone
+from .kernels import named_kernel, rows_alone
 from .one_vs_rest import (
     fit_one_vs_rest,
     own_class_strangeness,
@@ -221,11 +221,10 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
 
     Parameters
     ----------
-    kernel : callable or {"linear", "rbf", "poly"}, default :func:`svmtrust.kernels.rbf_kernel`
-        ``kernel(X, Z)`` returns the matrix of kernel values of the rows of ``X`` against the
-        rows of ``Z``; or a name, ``"linear"``, ``"rbf"`` or ``"poly"``, with ``gamma``,
-        ``degree`` and ``coef0`` as in scikit-learn's ``SVC``
-        (:func:`svmtrust.kernels.named_kernel`), so that ``GridSearchCV`` can search ``gamma``.
+    kernel : {"rbf", "linear", "poly"} or callable, default "rbf"
+        Named as scikit-learn's ``SVC`` names it, with ``gamma``, ``degree`` and ``coef0``
+        (:func:`svmtrust.kernels.named_kernel`), or ``kernel(X, Z)``, the matrix of kernel
+        values of the rows of ``X`` against the rows of ``Z``.
     C : float, default 1.0
     calibration_size : float, int or "hardoon", default 1/3
         Calibration examples: a fraction of the training set, a count, or Hardoon et al.'s
@@ -238,8 +237,9 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
     seed : int, default 0
         Seeds the random split into proper training and calibration sets.
     solver : {"libsvm", "cvxpy"}
-    gamma, degree, coef0
-        Of a named kernel, as in scikit-learn's ``SVC``.
+    gamma, degree, coef0 : default "scale", 3, 0.0
+        Of a named kernel, as ``SVC`` reads them (:func:`svmtrust.kernels.named_kernel`); one
+        the kernel does not read is refused unless it keeps its default.
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
@@ -281,9 +281,9 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
     >>> model = SplitConformalSVM(C=1.0, seed=0).fit(X, y)
     >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
     >>> model.predict_p(new).round(3)  # columns: model.classes_
-    array([[0.667, 0.095],
+    array([[0.524, 0.048],
            [0.048, 0.857],
-           [0.476, 0.095]])
+           [0.238, 0.143]])
 
     ``predict_set`` takes a *significance level* (crepes takes a confidence): 0.1 gives the
     90% regions, the labels with ``p > 0.1``:
@@ -291,15 +291,15 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
     >>> model.predict_set(new, 0.1)
     array([[ True, False],
            [False,  True],
-           [ True, False]])
+           [ True,  True]])
     >>> labels, confidence, credibility = model.predict_confidence(new)
     >>> labels.tolist(), confidence.round(3).tolist(), credibility.round(3).tolist()
-    (['neg', 'pos', 'neg'], [0.905, 0.952, 0.905], [0.667, 0.857, 0.476])
+    (['neg', 'pos', 'neg'], [0.952, 0.952, 0.857], [0.524, 0.857, 0.238])
     """
 
     def __init__(
         self,
-        kernel=rbf_kernel,
+        kernel="rbf",
         C=1.0,
         calibration_size=1 / 3,
         mondrian=False,
@@ -432,8 +432,10 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
 
     Parameters
     ----------
-    kernel : callable or {"linear", "rbf", "poly"}, default :func:`svmtrust.kernels.rbf_kernel`
-        As in :class:`SplitConformalSVM`.
+    kernel : {"rbf", "linear", "poly"} or callable, default "rbf"
+        Named as scikit-learn's ``SVC`` names it, with ``gamma``, ``degree`` and ``coef0``
+        (:func:`svmtrust.kernels.named_kernel`), or ``kernel(X, Z)``, the matrix of kernel
+        values of the rows of ``X`` against the rows of ``Z``.
     C : float, default 1.0
     n_folds : int, default 5
         K, at least 2 and at most the number of training examples.
@@ -442,8 +444,9 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
     seed : int, default 0
         Seeds the folds.
     solver : {"libsvm", "cvxpy"}
-    gamma, degree, coef0
-        Of a named kernel, as in scikit-learn's ``SVC``.
+    gamma, degree, coef0 : default "scale", 3, 0.0
+        Of a named kernel, as ``SVC`` reads them (:func:`svmtrust.kernels.named_kernel`); one
+        the kernel does not read is refused unless it keeps its default.
     smoothing : bool, default False
         Smoothed p-values: ``(sum_k #{a_i > a^k} + tau (sum_k #{a_i = a^k} + 1)) / (n + 1)``,
         one draw ``tau`` per test example, its own (in any calling pattern with
@@ -479,9 +482,9 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
     >>> model = CrossConformalSVM(C=1.0, n_folds=5, seed=0).fit(X, y)
     >>> new = [[-2.0, -2.0], [2.0, 2.0], [0.0, 0.0]]
     >>> (model.predict_p(new) * 61).round().astype(int)  # columns: model.classes_
-    array([[40,  3],
-           [ 3, 44],
-           [15,  4]])
+    array([[30,  1],
+           [ 1, 36],
+           [ 9,  4]])
     >>> model.predict_set(new, 0.1)
     array([[ True, False],
            [False,  True],
@@ -491,14 +494,14 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
 
     >>> smooth = CrossConformalSVM(smoothing=True, smoothing_seed=1).fit(X, y)
     >>> smooth.predict_p(new).round(3)
-    array([[0.648, 0.041],
-           [0.048, 0.72 ],
-           [0.232, 0.052]])
+    array([[0.484, 0.008],
+           [0.016, 0.589],
+           [0.134, 0.052]])
     """
 
     def __init__(
         self,
-        kernel=rbf_kernel,
+        kernel="rbf",
         C=1.0,
         n_folds=5,
         mondrian=False,

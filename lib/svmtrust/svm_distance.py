@@ -52,7 +52,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .incremental_svm import METHODS, Additions, IncrementalSVM
-from .kernels import named_kernel, rbf_kernel
+from .kernels import named_kernel
 from .memory import check_full_transduction_fits
 from .one_vs_rest import (
     fit_one_vs_rest,
@@ -155,11 +155,10 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
 
     Parameters
     ----------
-    kernel : callable or {"linear", "rbf", "poly"}, default :func:`svmtrust.kernels.rbf_kernel`
-        ``kernel(X, Z)`` returns the matrix of kernel values of the rows of ``X`` against the
-        rows of ``Z``; or a name, ``"linear"``, ``"rbf"`` or ``"poly"``, with ``gamma``,
-        ``degree`` and ``coef0`` as in scikit-learn's ``SVC``
-        (:func:`svmtrust.kernels.named_kernel`), so that ``GridSearchCV`` can search ``gamma``.
+    kernel : {"rbf", "linear", "poly"} or callable, default "rbf"
+        Named as scikit-learn's ``SVC`` names it, with ``gamma``, ``degree`` and ``coef0``
+        (:func:`svmtrust.kernels.named_kernel`), or ``kernel(X, Z)``, the matrix of kernel
+        values of the rows of ``X`` against the rows of ``Z``.
         E.g. ``functools.partial(rbf_kernel, gamma=0.5)``.
     C : float, default 1.0
         Box constraint (``numpy.inf``: hard margin).
@@ -173,6 +172,9 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         (:class:`svmtrust.incremental_svm.IncrementalSVM`, once per problem and sign of the
         test example) or solved from scratch. Both give the canonical optimum, so the same
         p-values (tested).
+    gamma, degree, coef0 : default "scale", 3, 0.0
+        Of a named kernel, as ``SVC`` reads them (:func:`svmtrust.kernels.named_kernel`); one
+        the kernel does not read is refused unless it keeps its default.
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
@@ -226,7 +228,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
 
     def __init__(
         self,
-        kernel=rbf_kernel,
+        kernel="rbf",
         C=1.0,
         solver="libsvm",
         mondrian=False,

@@ -56,7 +56,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import conformal
 from .incremental_svm import METHODS, Additions, IncrementalSVM
-from .kernels import KERNEL_NAMES, linear_kernel, named_kernel
+from .kernels import KERNEL_NAMES, named_kernel
 from .memory import check_full_transduction_fits
 from .one_vs_rest import problem_signs, problems
 from .progress import steps
@@ -194,18 +194,17 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
 
     Parameters
     ----------
-    kernel : callable or {"linear", "rbf", "poly"}, default :func:`svmtrust.kernels.linear_kernel`
-        ``kernel(X, Z)`` returns the matrix of kernel values of the rows of ``X`` against the
-        rows of ``Z``; or a name, ``"linear"``, ``"rbf"`` or ``"poly"``, with ``gamma``,
-        ``degree`` and ``coef0`` as in scikit-learn's ``SVC``
-        (:func:`svmtrust.kernels.named_kernel`), so that ``GridSearchCV`` can search ``gamma``.
+    kernel : {"rbf", "linear", "poly"} or callable, default "rbf"
+        Named as scikit-learn's ``SVC`` names it, with ``gamma``, ``degree`` and ``coef0``
+        (:func:`svmtrust.kernels.named_kernel`), or ``kernel(X, Z)``, the matrix of kernel
+        values of the rows of ``X`` against the rows of ``Z``.
         E.g. ``functools.partial(polynomial_kernel, degree=3, scale=256)``, the paper's.
-    C : float, default numpy.inf
-        Box constraint; ``numpy.inf`` is the paper's hard margin, which exists only for data
-        that are separable in the kernel's feature space. On other data :meth:`fit` raises a
-        :class:`~svmtrust.svm.SolveError` whose message asks for a finite ``C``, and the
-        estimator stays unfitted (``cross_val_score`` then reports NaN for that fold, with the
-        message in its warning); pass a finite ``C`` (the soft margin) for ordinary data.
+    C : float, default 1.0
+        Box constraint, as ``SVC``'s. ``numpy.inf`` is the paper's hard margin, which exists
+        only for data that are separable in the kernel's feature space. On other data
+        :meth:`fit` raises a :class:`~svmtrust.svm.SolveError` whose message asks for a finite
+        ``C``, and the estimator stays unfitted (``cross_val_score`` then reports NaN for that
+        fold, with the message in its warning).
     solver : {"libsvm", "cvxpy"}
         Passed to :func:`svmtrust.svm.fit_svm`. The p-values do not depend on it: both solvers'
         answers are made the canonical (minimum-norm) optimum, a function of the bag
@@ -216,7 +215,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         Take the training SVM's solution, without solving, for an augmented set whose test
         examples lie outside its margin (:data:`OUTSIDE_MARGIN_TOL`); the p-values are the same
         either way, only faster. ``method="retrain"`` only: the incremental method never moves
-        anything for such an example.
+        anything for such an example, and refuses ``False``, which would change nothing.
     mondrian : bool, default False
         ``False``: :meth:`predict_p` returns eq. (13) with every example's strangeness taken
         from the SVM of its own class (``c^2`` SVMs per test example for ``c > 2`` classes).
@@ -236,6 +235,9 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         sign of the test example), ``"retrain"`` solves the augmented dual from scratch. Both
         give the canonical optimum, so the same p-values (tested); joint labellings of several
         test examples are always retrained.
+    gamma, degree, coef0 : default "scale", 3, 0.0
+        Of a named kernel, as ``SVC`` reads them (:func:`svmtrust.kernels.named_kernel`); one
+        the kernel does not read is refused unless it keeps its default.
     smoothing : bool, default False
         Smoothed p-values (:func:`svmtrust.conformal.p_values` with ``tau``; Vovk, Gammerman &
         Shafer 2005, Sec. 2.4): ties broken at random, one draw per test example shared by its
@@ -282,10 +284,10 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
     >>> labels.tolist(), confidence.round(3).tolist(), credibility.round(3).tolist()
     (['neg', 'pos', 'pos'], [0.71, 0.742, 0.774], [1.0, 1.0, 0.258])
 
-    The default is the paper's hard margin, which needs separable data; a copy of a point
-    with the other label makes the set inseparable, and :meth:`fit` says what to pass:
+    The paper's hard margin needs separable data; a copy of a point with the other label
+    makes the set inseparable, and :meth:`fit` says what to pass:
 
-    >>> TransductiveSVM().fit(np.vstack([X, X[:1]]), np.append(y, "pos"))
+    >>> TransductiveSVM(kernel="linear", C=np.inf).fit(np.vstack([X, X[:1]]), np.append(y, "pos"))
     Traceback (most recent call last):
     ...
     svmtrust.qp.SolveError: libsvm solve failed with status 'unbounded': the training set is not separable, so the hard margin (C = inf) has no solution; use a finite C
@@ -293,8 +295,8 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
 
     def __init__(
         self,
-        kernel=linear_kernel,
-        C=np.inf,
+        kernel="rbf",
+        C=1.0,
         solver="libsvm",
         max_joint=DEFAULT_MAX_JOINT,
         reuse_outside_margin=True,
@@ -341,6 +343,12 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name}: must be True or False, got {getattr(self, name)!r}")
         check_choice(self.method, "method", METHODS)
+        if self.method == "incremental" and not self.reuse_outside_margin:
+            raise ValueError(
+                "reuse_outside_margin: read by method='retrain' only; the incremental method "
+                "never moves anything for a test example outside the margin, so False would "
+                "change nothing"
+            )
 
     def _kernel_block(self, A, B) -> np.ndarray:
         """``kernel(A, B)``, checked (:func:`svmtrust.validation.kernel_block`)."""
