@@ -17,7 +17,7 @@ import functools
 
 import numpy as np
 import pytest
-from svmtrust import _kernel_columns
+from svmtrust import _kernel_columns, split_conformal
 from svmtrust.kernels import rbf_kernel
 from svmtrust.one_vs_rest import problem_signs, problems
 from svmtrust.split_conformal import CrossConformalSVM, SplitConformalSVM
@@ -186,3 +186,34 @@ def test_every_libsvm_run_failing_goes_to_the_gram_matrix(monkeypatch):
         want = fit_svm(kernel(X), y, C, "libsvm")
         assert sol.fallback == want.fallback == "max_iter_reached"
         np.testing.assert_array_equal(sol.alpha, want.alpha)
+
+
+def test_columns_computed_in_blocks_give_the_kept_columns_answers(compared, monkeypatch):
+    """Beyond :data:`~svmtrust._kernel_columns.KEPT_ENTRIES` the support vectors' columns are
+    computed again, a block of rows at a time, at every product: forced here on every generated
+    problem (nothing kept, blocks of 64 values), the same optima as with the columns kept; and
+    split conformal prediction scoring its calibration and test rows in blocks of a few rows
+    gives the same p-values."""
+    monkeypatch.setattr(_kernel_columns, "KEPT_ENTRIES", 0)
+    monkeypatch.setattr(_kernel_columns, "BLOCK_ENTRIES", 64)
+    svms = 0
+    for structure, seed, X, labels, C, kernel, fast, *_ in compared:
+        blocked = _kernel_columns.fit_from_data(
+            X, labels, C, kernel, functools.cache(lambda X=X, k=kernel: k(X))
+        )
+        for got, want in zip(blocked, fast, strict=True):
+            assert got.exact == want.exact, (structure, seed)
+            scale = max(1.0, float(np.max(want.alpha)))
+            np.testing.assert_allclose(got.alpha, want.alpha, rtol=0, atol=1e-9 * scale)
+            svms += 1
+    assert svms >= len(compared)
+    for structure in ("copies", "conflicting", "classes"):
+        for seed in range(3):
+            X, codes, _, C, gamma = generated(structure, seed)
+            test = np.vstack([X[:5], np.random.default_rng(seed).normal(size=(5, X.shape[1]))])
+            p = {}
+            for entries in (64, 2**22):
+                monkeypatch.setattr(split_conformal, "BLOCK_ENTRIES", entries)
+                model = SplitConformalSVM(gamma=gamma, C=C, seed=seed, calibration_size=0.4)
+                p[entries] = model.fit(X, codes).predict_p(test)
+            np.testing.assert_array_equal(p[64], p[2**22])

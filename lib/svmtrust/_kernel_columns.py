@@ -89,53 +89,98 @@ def fit_from_data(X, labels, C, kernel, gram) -> list[svm.SVMSolution]:
     if support.size == 0:  # libsvm failed, or w = 0 with no support vector: nothing to settle
         return [_with_gram(gram, y, C) for y in labels]
 
-    def kernel_columns(index):
-        # K[:, index], with k(x, x) = 1 as on the Gram matrix's diagonal
-        out = kernel(X, X[index])
-        out[index, np.arange(index.size)] = 1.0
-        return out
-
-    columns = kernel_columns(support)
-    position = np.full(n, -1)
-    position[support] = np.arange(support.size)
-
-    def face_columns(face):
-        # a certificate's face: the support vectors' columns from ``columns``, an example at 0
-        # on the margin computed afresh
-        out = np.empty((n, face.size))
-        known = position[face] >= 0
-        out[:, known] = columns[:, position[face[known]]]
-        if not np.all(known):
-            out[:, ~known] = kernel_columns(face[~known])
-        return out
-
+    columns = _SupportColumns(X, kernel, support)
     return [
-        _certified(start, columns, position, face_columns) or _with_gram(gram, labels[k], C)
+        _certified(start, columns) or _with_gram(gram, labels[k], C)
         for k, start in enumerate(starts)
     ]
 
 
-def _certified(start, columns, position, face_columns) -> svm.SVMSolution | None:
-    """libsvm's answer ``start`` made exact on the kernel's ``columns`` of the support vectors
-    (their positions ``position``), if it is the only optimum (``svm._unique_given``) and its
-    certificate passes at the exact level (:func:`svmtrust.certificate._certify_values`, with
-    ``face_columns(face)`` giving ``K[:, face]`` for the face conditions), as ``fit_svm``
-    judges its own answers; ``None`` when libsvm failed, found no support vector, or the tests
-    fail."""
+#: Largest block of kernel values, in float64 entries, that :class:`_SupportColumns` keeps:
+#: 2^25 (256 MB, about libsvm's own cache of 200 MB). Beyond it the support vectors' columns
+#: are computed again, a block of rows at a time, at every product: split conformal's fit at
+#: 20,000 rows then stays within twice ``SVC``'s memory, for about one more pass of kernel
+#: values per product.
+KEPT_ENTRIES = 2**25
+#: Kernel values computed at a time beyond it (32 MB, with the kernel's own temporaries).
+BLOCK_ENTRIES = 2**22
+
+
+class _SupportColumns:
+    """The kernel's columns ``K[:, S]`` of the support vectors ``S``, with ``k(x, x) = 1`` as on
+    the Gram matrix's diagonal: kept while ``n |S|`` is at most :data:`KEPT_ENTRIES`, computed
+    in blocks of rows at every use beyond. Products never copy columns out of the kept block."""
+
+    def __init__(self, X, kernel, support):
+        self.X, self.kernel, self.support = X, kernel, support
+        n = X.shape[0]
+        self.position = np.full(n, -1)
+        self.position[support] = np.arange(support.size)
+        self.kept = self.columns(support) if n * support.size <= KEPT_ENTRIES else None
+
+    def _block(self, start: int, stop: int, index) -> np.ndarray:
+        """``K[start:stop, index]``, with 1 where a row is its own column."""
+        out = self.kernel(self.X[start:stop], self.X[index])
+        own = np.flatnonzero((index >= start) & (index < stop))
+        out[index[own] - start, own] = 1.0
+        return out
+
+    def columns(self, index) -> np.ndarray:
+        """``K[:, index]``, computed (a face's columns, or the kept block)."""
+        return self._block(0, self.X.shape[0], index)
+
+    def face(self, face) -> np.ndarray:
+        """``K[:, face]`` for a certificate's face: the support vectors' columns from the kept
+        block (the bits the products saw), an example at 0 on the margin computed afresh."""
+        if self.kept is None:
+            return self.columns(face)
+        out = np.empty((self.X.shape[0], face.size))
+        known = self.position[face] >= 0
+        out[:, known] = self.kept[:, self.position[face[known]]]
+        if not np.all(known):
+            out[:, ~known] = self.columns(face[~known])
+        return out
+
+    def block(self, rows) -> np.ndarray:
+        """``K[rows][:, rows]`` of support vectors ``rows``."""
+        if self.kept is not None:
+            return self.kept[np.ix_(rows, self.position[rows])]
+        out = self.kernel(self.X[rows], self.X[rows])
+        np.fill_diagonal(out, 1.0)
+        return out
+
+    def product(self, rows, coef) -> np.ndarray:
+        """``K[:, rows] @ coef`` of support vectors ``rows``, shape (n,)."""
+        if self.kept is not None:
+            weights = np.zeros(self.support.size)
+            weights[self.position[rows]] = coef
+            return self.kept @ weights
+        n, step = self.X.shape[0], max(1, BLOCK_ENTRIES // max(rows.size, 1))
+        return np.concatenate(
+            [self._block(i, min(i + step, n), rows) @ coef for i in range(0, n, step)]
+        )
+
+
+def _certified(start, columns: _SupportColumns) -> svm.SVMSolution | None:
+    """libsvm's answer ``start`` made exact on the kernel's ``columns`` of the support vectors,
+    if it is the only optimum (``svm._unique_given``) and its certificate passes at the exact
+    level (:func:`svmtrust.certificate._certify_values`, with the face's columns for the face
+    conditions), as ``fit_svm`` judges its own answers; ``None`` when libsvm failed, found no
+    support vector, or the tests fail."""
     if start is None or start.support.size == 0:
         return None
     sol = svm._unique_given(
         start,
-        columns[:, position[start.support]] @ start.coef[start.support],
+        columns.product(start.support, start.coef[start.support]),
         np.ones(start.y.size),
-        lambda rows: columns[np.ix_(rows, position[rows])],
-        lambda rows, coef: columns[:, position[rows]] @ coef,
+        columns.block,
+        columns.product,
     )
     if sol is None:
         return None
-    values = columns[:, position[sol.support]] @ sol.coef[sol.support]
+    values = columns.product(sol.support, sol.coef[sol.support])
     cert = _certify_values(
-        sol.y, sol.C, sol.alpha, sol.b, values, np.ones(sol.y.size), columns=face_columns
+        sol.y, sol.C, sol.alpha, sol.b, values, np.ones(sol.y.size), columns=columns.face
     )
     return replace(sol, certificate=cert) if cert.exact else None
 
