@@ -3,6 +3,7 @@ off, and the same p-values with or without it."""
 
 import numpy as np
 from svmtrust import progress
+from svmtrust.split_conformal import CrossConformalSVM
 from svmtrust.svm_distance import DistanceTCM
 from svmtrust.transduction import TransductiveSVM
 
@@ -33,3 +34,15 @@ def test_the_machines_show_their_bars_and_the_same_p_values(monkeypatch, capsys)
         assert f"{machine.__name__}" in capsys.readouterr().err
     TransductiveSVM(C=1.0).fit(X, y)
     assert "TransductiveSVM.fit" in capsys.readouterr().err
+
+
+def test_cross_conformal_shows_a_bar_per_fold(monkeypatch, capsys):
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(40, 2)), np.repeat([0, 1], 20)
+    monkeypatch.setenv("SVMTRUST_PROGRESS", "0")
+    quiet = CrossConformalSVM().fit(X, y).predict_p(X[:3])
+    assert "CrossConformalSVM.fit" not in capsys.readouterr().err
+    monkeypatch.delenv("SVMTRUST_PROGRESS")
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    np.testing.assert_array_equal(CrossConformalSVM().fit(X, y).predict_p(X[:3]), quiet)
+    assert "CrossConformalSVM.fit" in capsys.readouterr().err

@@ -57,6 +57,7 @@ from . import conformal
 from ._kernel_columns import BLOCK_ENTRIES, fit_from_data, libsvm_computes
 from .conformal import ClassLeftOut, calibration_count
 from .kernels import named_kernel, rows_alone
+from .memory import check_gram_route_fits
 from .one_vs_rest import (
     fit_one_vs_rest,
     own_class_strangeness,
@@ -65,6 +66,7 @@ from .one_vs_rest import (
     scaled_decisions,
     w_is_zero,
 )
+from .progress import steps
 from .svm import SOLVERS
 from .validation import (
     check_bool,
@@ -131,7 +133,7 @@ class _ProperSVM:
         kernel = named_kernel(
             estimator.kernel, X, estimator.gamma, estimator.degree, estimator.coef0
         )
-        gram = functools.cache(lambda: check_kernel_gram(kernel, X).matrix)
+        gram = functools.cache(lambda: _checked_gram(kernel, X))
         if estimator.solver == "libsvm" and libsvm_computes(kernel):
             labels = [problem_signs(codes, c, n_classes) for c in problems(n_classes)]
             svms = fit_from_data(X, labels, estimator.C, kernel, gram)
@@ -200,6 +202,14 @@ class _ProperSVM:
         score), so the same test example gets the same p-values in every batch.
         """
         return self._scores(self.distances(X))
+
+
+def _checked_gram(kernel, X) -> np.ndarray:
+    """The Gram matrix of ``X``, checked positive semi-definite, after checking that it fits
+    in memory (:func:`svmtrust.memory.check_gram_route_fits`): at once for a kernel libsvm
+    does not compute, and only when an optimum needs it for the RBF kernel."""
+    check_gram_route_fits(X.shape[0])
+    return check_kernel_gram(kernel, X).matrix
 
 
 #: Rows of the support vectors' kernel block computed at a time by :func:`_flat`.
@@ -563,7 +573,7 @@ class CrossConformalSVM(conformal.ConformalClassifierMixin, ClassifierMixin, Bas
         fold = _folds(codes, n_folds, self.seed)
         n_classes = self.classes_.size
         models, scores = [], np.empty(X.shape[0])
-        for k in range(n_folds):
+        for k in steps(n_folds, "CrossConformalSVM.fit", "fold"):
             inside, outside = fold == k, fold != k
             if np.unique(codes[outside]).size != n_classes:
                 raise ClassLeftOut(

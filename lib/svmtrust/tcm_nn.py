@@ -84,6 +84,7 @@ from sklearn.metrics import accuracy_score
 from . import conformal
 from ._tcm_nn_fast import FastSelection, paired_squared
 from .conformal import ClassLeftOut, calibration_count
+from .memory import NEIGHBOUR_BLOCKS, check_fits
 from .ties import TIE_TOL, bag_counts
 from .validation import (
     NOT_FITTED,
@@ -113,6 +114,10 @@ SAFE_EXPONENT = 256
 
 #: The backends of :class:`TCMNearestNeighbours`.
 BACKENDS = ("exact", "fast")
+
+#: Distances :class:`SplitConformalNearestNeighbours` computes at a time (32 MB), so that its
+#: calibration and test rows never hold their whole block against the proper training set.
+SCORE_BLOCK = 2**22
 
 #: The values of its ``algorithm`` parameter: a backend, or ``"auto"`` to choose by size.
 ALGORITHMS = ("auto",) + BACKENDS
@@ -460,7 +465,9 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
         itself.
     block_size : int, default 256
         Test (and, during :meth:`fit`, training) examples processed together; memory is
-        ``O(block_size * n_train)`` per thread. The results do not depend on it.
+        ``O(block_size * n_train)`` per thread, checked in :meth:`fit`
+        (:func:`svmtrust.memory.check_fits`, :data:`svmtrust.memory.NEIGHBOUR_BLOCKS`). The
+        results do not depend on it.
     n_jobs : int or None, default None
         Threads that process blocks in parallel: ``None`` or 1 for one, -1 for every core.
         The results do not depend on it.
@@ -569,6 +576,13 @@ class TCMNearestNeighbours(conformal.ConformalClassifierMixin, ClassifierMixin, 
                 f"k: k = {k} needs at least k + 1 = {k + 1} examples in every class; "
                 f"class {classes[np.argmin(counts)]!r} has {counts.min()}"
             )
+        check_fits(
+            X.shape[0],
+            NEIGHBOUR_BLOCKS * n_jobs,
+            "X",
+            "a smaller block_size, or fewer n_jobs",
+            columns=block,
+        )
         self._scale = _power_of_two_scale(X)
         X = X * self._scale
         _check_finite_distances(X, "X")
@@ -749,14 +763,19 @@ class SplitConformalNearestNeighbours(
         return self
 
     def _scores(self, X) -> np.ndarray:
-        """Eq. (2) against the proper training set, every label: shape (m, n_classes)."""
-        D = cdist(X, self.X_proper_)
+        """Eq. (2) against the proper training set, every label: shape (m, n_classes), from
+        :data:`SCORE_BLOCK` distances at a time (``cdist`` computes each distance alone, so
+        the blocks do not change a bit)."""
         k = check_integer(self.k, "k")
-        near = np.stack(
-            [_k_smallest(D[:, self.proper_codes_ == c], k) for c in range(self.classes_.size)],
-            axis=1,
-        )
-        return _label_strangeness(near)
+        step = max(1, SCORE_BLOCK // max(self.X_proper_.shape[0], 1))
+        classes = [self.proper_codes_ == c for c in range(self.classes_.size)]
+
+        def block(rows):
+            D = cdist(rows, self.X_proper_)
+            return _label_strangeness(np.stack([_k_smallest(D[:, c], k) for c in classes], 1))
+
+        parts = [block(X[i : i + step]) for i in range(0, X.shape[0], step)]
+        return np.concatenate(parts) if parts else block(X)
 
     def test_scores(self, X) -> np.ndarray:
         """Eq. (2) of every test object under every candidate label, shape (m, n_classes)."""
