@@ -7,6 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from svmtrust import conformal, ties
 from svmtrust.conformal import confidence_credibility, error_rate, p_values, predict_set
+from svmtrust.split_conformal import CrossConformalSVM, SplitConformalSVM
+from svmtrust.svm_distance import DistanceTCM
+from svmtrust.tcm_nn import SplitConformalNearestNeighbours, TCMNearestNeighbours
+from svmtrust.transduction import TransductiveSVM
 
 
 def test_hand_computed_cases():
@@ -202,3 +206,46 @@ def test_trusted_p_value_and_merge_are_the_public_ones_bit_for_bit():
         )
         tol = float(rng.choice([1e-12, 1e-3, 0.2]))
         assert np.array_equal(ties.merged(scores, tol), conformal.merge_ties(scores, tol))
+
+
+ALL_MACHINES = {
+    "TransductiveSVM": lambda: TransductiveSVM(),
+    "TransductiveSVM Mondrian": lambda: TransductiveSVM(mondrian=True, tie_break="first"),
+    "DistanceTCM": lambda: DistanceTCM(),
+    "SplitConformalSVM Hardoon": lambda: SplitConformalSVM(convention="hardoon"),
+    "CrossConformalSVM": lambda: CrossConformalSVM(),
+    "TCMNearestNeighbours": lambda: TCMNearestNeighbours(),
+    "SplitConformalNearestNeighbours": lambda: SplitConformalNearestNeighbours(),
+}
+
+
+@pytest.mark.parametrize("name", ALL_MACHINES)
+def test_predict_all_is_every_answer_from_one_computation(name, monkeypatch):
+    """``predict_all`` gives what ``predict_p``, ``predict_confidence`` and ``predict_set`` give,
+    with each machine's own tie and region rules, computing the p-values once (counted: the
+    transductive SVM's tie rule reads its hypotheses, the others' ``predict_p``)."""
+    rng = np.random.default_rng(7)
+    X = np.vstack([rng.normal(-1, 1, (20, 2)), rng.normal(1, 1, (20, 2))])
+    y = np.repeat(["a", "b"], 20)
+    test = np.vstack([X[:4], rng.normal(0, 1, (4, 2))])
+    model = ALL_MACHINES[name]().fit(X, y)
+    every = model.predict_all(test, 0.2)
+    labels, confidence, credibility = model.predict_confidence(test)
+    np.testing.assert_array_equal(every.p_values, model.predict_p(test))
+    np.testing.assert_array_equal(every.labels, labels)
+    np.testing.assert_array_equal(every.labels, model.predict(test))
+    np.testing.assert_array_equal(every.confidence, confidence)
+    np.testing.assert_array_equal(every.credibility, credibility)
+    np.testing.assert_array_equal(every.regions, model.predict_set(test, confidence=0.8))
+    computed = "predict_p"
+    if isinstance(model, TransductiveSVM):
+        computed = "_mondrian" if model.mondrian else "solve_hypotheses"
+    calls, original = [], getattr(type(model), computed)
+
+    def counted(self, *args):
+        calls.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(type(model), computed, counted)
+    model.predict_all(test, 0.2)
+    assert calls == [1]

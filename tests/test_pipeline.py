@@ -43,6 +43,9 @@ def test_forwards_to_the_machine_on_transformed_data(machine):
     for ours, theirs in zip(pipe.predict_confidence(new), alone.predict_confidence(Z)):
         np.testing.assert_array_equal(ours, theirs)
     np.testing.assert_array_equal(pipe.predict(new), alone.predict(Z))
+    ours, theirs = pipe.predict_all(new, 0.2), alone.predict_all(Z, confidence=0.8)
+    for field in ("p_values", "labels", "confidence", "credibility", "regions"):
+        np.testing.assert_array_equal(getattr(ours, field), getattr(theirs, field))
 
 
 def test_a_machine_alone_and_the_step_names():

@@ -47,6 +47,8 @@ not valid (it can be 0, and ``P{p <= eps}`` exceeds ``eps``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -65,6 +67,7 @@ from .validation import (
 
 __all__ = [
     "ConformalClassifierMixin",
+    "ConformalPrediction",
     "SplitConformalMixin",
     "p_values",
     "calibration_p_values",
@@ -521,6 +524,32 @@ def error_rate(P, true_index, significance, strict=True) -> float:
     return float(np.mean(~regions[np.arange(idx.size), idx]))
 
 
+@dataclass(frozen=True)
+class ConformalPrediction:
+    """Everything a confidence machine says of a batch of test objects, from one computation
+    of their p-values (:meth:`ConformalClassifierMixin.predict_all`).
+
+    Attributes
+    ----------
+    p_values : ndarray of shape (m, n_classes)
+        Columns in ``classes_`` order.
+    labels : ndarray of shape (m,)
+        The forced prediction (the largest p-value, ties as the machine's ``predict``).
+    confidence, credibility : ndarray of shape (m,)
+        One minus the second largest p-value, and the largest.
+    regions : ndarray of bool, shape (m, n_classes)
+        The prediction regions at the significance level asked for.
+    significance : float
+    """
+
+    p_values: np.ndarray
+    labels: np.ndarray
+    confidence: np.ndarray
+    credibility: np.ndarray
+    regions: np.ndarray
+    significance: float
+
+
 class ConformalClassifierMixin(SmoothingMixin):
     """Forced predictions and regions for a classifier that computes conformal p-values.
 
@@ -529,13 +558,26 @@ class ConformalClassifierMixin(SmoothingMixin):
     through :func:`confidence_credibility` and :func:`predict_set`. Every method raises
     :class:`sklearn.exceptions.NotFittedError` on an estimator that is not fitted. Smoothed
     p-values draw through :class:`SmoothingMixin`: each call of ``predict_p`` or of a method
-    built on it (``predict``, ``predict_set``, ``predict_confidence``) takes the next draws.
+    built on it (``predict``, ``predict_set``, ``predict_confidence``, ``predict_all``) takes
+    the next draws. Each of these computes every p-value again; :meth:`predict_all` gives them
+    all from one computation. A class may override :meth:`_forced` (its own tie rule) and
+    :meth:`_strict_regions` (its region rule).
     """
 
     def _fitted_p_values(self, X) -> np.ndarray:
         """``predict_p(X)``, after checking that the estimator is fitted."""
         check_is_fitted(self, msg=NOT_FITTED)
         return self.predict_p(X)
+
+    def _forced(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The p-values of ``X`` and the column of each forced prediction (the largest
+        p-value, the first in ``classes_`` on a tie)."""
+        P = self._fitted_p_values(X)
+        return P, confidence_credibility(P)[0]
+
+    def _strict_regions(self) -> bool:
+        """The region rule of :func:`predict_set`: ``p > eps`` (True) or ``p >= eps``."""
+        return True
 
     def predict_confidence(self, X):
         """Forced prediction, confidence and credibility of each test object.
@@ -544,17 +586,18 @@ class ConformalClassifierMixin(SmoothingMixin):
         -------
         labels : ndarray of shape (m,)
             The label (a value of ``classes_``) with the largest p-value, the first in
-            ``classes_`` on a tie.
+            ``classes_`` on a tie (unless the machine has a tie rule of its own).
         confidence : ndarray of shape (m,)
             One minus the second largest p-value.
         credibility : ndarray of shape (m,)
             The largest p-value.
         """
-        index, confidence, credibility = confidence_credibility(self._fitted_p_values(X))
+        P, index = self._forced(X)
+        _, confidence, credibility = confidence_credibility(P)
         return self.classes_[index], confidence, credibility
 
     def predict(self, X) -> np.ndarray:
-        """The label with the largest p-value (the first in ``classes_`` on a tie)."""
+        """The label with the largest p-value (ties as :meth:`predict_confidence`)."""
         return self.predict_confidence(X)[0]
 
     def predict_set(self, X, significance=None, *, confidence=None) -> np.ndarray:
@@ -575,10 +618,35 @@ class ConformalClassifierMixin(SmoothingMixin):
         Returns
         -------
         ndarray of bool, shape (m, n_classes)
-            Columns in ``classes_`` order (:func:`predict_set`: ``p > eps``).
+            Columns in ``classes_`` order (:func:`predict_set`: ``p > eps``, or ``p >= eps``
+            for a machine whose convention says so).
         """
         significance = region_significance(significance, confidence)
-        return predict_set(self._fitted_p_values(X), significance)
+        return predict_set(self._fitted_p_values(X), significance, self._strict_regions())
+
+    def predict_all(self, X, significance=None, *, confidence=None) -> ConformalPrediction:
+        """p-values, forced predictions with confidence and credibility, and regions, from one
+        computation of the p-values: what :meth:`predict_p`, :meth:`predict_confidence` and
+        :meth:`predict_set` give, at the cost of one of them (a full transductive machine
+        solves its SVMs once, and smoothed p-values take one draw per test object).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+        significance, confidence
+            The regions' level, as :meth:`predict_set` takes it.
+
+        Returns
+        -------
+        ConformalPrediction
+        """
+        significance = region_significance(significance, confidence)
+        P, index = self._forced(X)
+        _, conf, credibility = confidence_credibility(P)
+        regions = predict_set(P, significance, self._strict_regions())
+        return ConformalPrediction(
+            P, self.classes_[index], conf, credibility, regions, significance
+        )
 
 
 class SplitConformalMixin(ConformalClassifierMixin):

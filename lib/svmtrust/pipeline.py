@@ -89,6 +89,14 @@ class ConformalPipeline(Pipeline):
             self._transformed(X), significance, confidence=confidence
         )
 
+    @available_if(_final_step_has("predict_all"))
+    def predict_all(self, X, significance=None, *, confidence=None):
+        """The last step's p-values, forced predictions and regions of the transformed ``X``,
+        from one computation (:meth:`svmtrust.conformal.ConformalClassifierMixin.predict_all`)."""
+        return self._final_estimator.predict_all(
+            self._transformed(X), significance, confidence=confidence
+        )
+
     @available_if(_final_step_has("predict_confidence"))
     def predict_confidence(self, X):
         """The last step's forced prediction, confidence and credibility of the transformed

@@ -417,18 +417,9 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
         """Eq. (S) counts the test example in its own bag, Hardoon et al.'s p-value does not."""
         return self.convention == "conformal"
 
-    def predict_set(self, X, significance=None, *, confidence=None) -> np.ndarray:
-        """Regions: ``p > eps`` (``convention="conformal"``) or ``p >= eps`` (``"hardoon"``),
-        the level given as in :meth:`svmtrust.conformal.ConformalClassifierMixin.predict_set`.
-
-        Returns
-        -------
-        ndarray of bool, shape (m, n_classes)
-        """
-        significance = conformal.region_significance(significance, confidence)
-        return conformal.predict_set(
-            self.predict_p(X), significance, strict=self.convention == "conformal"
-        )
+    def _strict_regions(self) -> bool:
+        """Regions ``p > eps`` (``convention="conformal"``) or ``p >= eps`` (``"hardoon"``)."""
+        return self.convention == "conformal"
 
 
 def _folds(codes, n_folds: int, seed: int) -> np.ndarray:

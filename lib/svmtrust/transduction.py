@@ -710,31 +710,14 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             return self.solve_mondrian(X)
         return self.solve_hypotheses(X).p_values
 
-    def predict_confidence(self, X):
-        """Forced prediction, confidence and credibility of each test example, eq. (14).
-
-        Returns
-        -------
-        labels : ndarray of shape (m,)
-            The label (a value of ``classes_``) with the largest p-value; on a tie, the one
-            chosen by :attr:`tie_break`.
-        confidence : ndarray of shape (m,)
-            One minus the second largest p-value.
-        credibility : ndarray of shape (m,)
-            The largest p-value.
-        """
+    def _forced(self, X):
+        """The p-values of ``X`` and the column of each forced prediction, eq. (14): the
+        largest p-value, ties decided by :attr:`tie_break`."""
         if self.mondrian:
             p, gain = self._mondrian(X)
-            index = break_ties(p, gain, self.tie_break)
-        else:
-            hyp = self.solve_hypotheses(X)
-            p, index = hyp.p_values, hyp.predicted_index(self.tie_break)
-        _, confidence, credibility = conformal.confidence_credibility(p)
-        return self.classes_[index], confidence, credibility
-
-    def predict(self, X) -> np.ndarray:
-        """The label with the largest p-value; on a tie, the one chosen by :attr:`tie_break`."""
-        return self.predict_confidence(X)[0]
+            return p, break_ties(p, gain, self.tie_break)
+        hyp = self.solve_hypotheses(X)
+        return hyp.p_values, hyp.predicted_index(self.tie_break)
 
     def predict_p_joint(self, X):
         """The rank-sum p-value of every labelling of ``k`` test examples (Section 3.2).
