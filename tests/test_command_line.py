@@ -105,3 +105,42 @@ def test_bad_seed_or_workers_are_usage_errors(monkeypatch, capsys, args, message
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "usage:" in err and message in err
+
+
+def test_a_device_is_not_an_output(tmp_path, monkeypatch, capsys):
+    """``/dev/full`` opens for appending, then fails every write: refused before the run."""
+    monkeypatch.setattr(cli, "run_chapter", _never_run)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["svm", "--output", "/dev/full"])
+    assert stop.value.code == 2 and "not a regular file" in capsys.readouterr().err
+
+
+def test_the_table_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """An interrupted write leaves the earlier file as it was and no temporary file."""
+    out = tmp_path / "run.csv"
+    out.write_text("earlier\n")
+    table = pd.DataFrame({"a": range(5)})
+
+    def interrupted(self, path, **kwargs):
+        with open(path, "w") as half:
+            half.write("a\n0\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cli.write_table(table, out)
+    assert out.read_text() == "earlier\n" and [p.name for p in tmp_path.iterdir()] == ["run.csv"]
+    monkeypatch.undo()
+    cli.write_table(table, out)
+    assert pd.read_csv(out)["a"].tolist() == list(range(5))
+
+
+def test_a_scheduler_that_does_not_answer_is_a_usage_error(monkeypatch, capsys):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(cli, "run_chapter", _never_run)
+    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", 1)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["svm", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"])
+    assert (
+        stop.value.code == 2 and "scheduler: no Dask scheduler answered" in capsys.readouterr().err
+    )

@@ -308,3 +308,13 @@ def test_gamma_is_searched(cls):
 def test_gamma_scale_on_data_it_cannot_scale_names_the_cause():
     with pytest.raises(ValueError, match=r"^gamma: 'scale' is 1 / \(d Var\(X\)\), and Var"):
         SplitConformalSVM().fit(X * 1e200, Y)
+
+
+@pytest.mark.parametrize("cls", [TransductiveSVM, DistanceTCM])
+def test_the_full_machines_keep_their_own_copy_of_the_training_set(cls):
+    """Overwriting the caller's array after ``fit`` leaves the p-values as they were."""
+    data = X.copy()
+    model = cls().fit(data, Y)
+    before = model.predict_p(TEST)
+    data[:] = 0.0
+    np.testing.assert_array_equal(model.predict_p(TEST), before)

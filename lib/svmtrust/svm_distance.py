@@ -279,7 +279,7 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         self.kernel_ = named_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         self.classes_, self.codes_ = check_estimator_y(y, n=X.shape[0])
         check_full_transduction_fits(X.shape[0])
-        self.X_train_ = X
+        self.X_train_ = X.copy()  # the caller may overwrite their array after fit
         self.checked_gram_ = check_kernel_gram(self.kernel_, X)
         self.gram_ = self.checked_gram_.matrix
         self.base_ = fit_one_vs_rest(
@@ -392,10 +392,10 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             x, column = X[i : i + 1], cross[:, i : i + 1]
             new = kernel_block(self.kernel_, x, x)
             if self.method == "incremental":
-                new = check_augmented_kernel(self.checked_gram_, column, new)
+                new = check_augmented_kernel(self.checked_gram_, column, new, same_kernel=True)
                 additions = Additions(self.incremental_, column[:, 0], new[0, 0])
             else:
-                gram = check_augmented_gram(self.checked_gram_, column, new)
+                gram = check_augmented_gram(self.checked_gram_, column, new, same_kernel=True)
             for c in range(self.classes_.size):
                 if self.method == "incremental":
                     a, solved = self._added_strangeness(additions, c)

@@ -190,11 +190,20 @@ def paired_distances(A, B) -> np.ndarray:
     Returns
     -------
     ndarray of shape (p,)
+
+    Raises
+    ------
+    ValueError
+        Naming ``A`` or ``B`` for coordinates so large that a squared distance would overflow
+        (the estimators rescale by a power of two first; this function does not).
     """
     A = check_array(A, "A", ndim=2)
     B = check_array(B, "B", ndim=2)
     if A.shape != B.shape:
         raise ValueError(f"B: expected shape {A.shape}, got {B.shape}")
+    if A.size:
+        _check_finite_distances(A, "A")
+        _check_finite_distances(B, "B")
     pairs = np.arange(len(A))
     return np.sqrt(paired_squared(A.T, pairs, B.T, pairs))
 

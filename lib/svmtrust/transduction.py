@@ -393,7 +393,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         self.kernel_ = named_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         self.checked_gram_ = check_kernel_gram(self.kernel_, X)
         self.gram_ = self.checked_gram_.matrix
-        self.X_train_ = X
+        self.X_train_ = X.copy()  # the caller may overwrite their array after fit
         n_classes = self.classes_.size
         signs = [problem_signs(self.codes_, c, n_classes) for c in problems(n_classes)]
         self.base_ = [
@@ -418,7 +418,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
         :meth:`fit`): the test of :func:`svmtrust.validation.check_kernel_matrix` at the cost
         of a triangular solve, which is why :func:`fit_svm` may skip its own check.
         """
-        return check_augmented_gram(self.checked_gram_, cross, new)
+        return check_augmented_gram(self.checked_gram_, cross, new, same_kernel=True)
 
     def _one_more(self, cross, x):
         """The augmented Gram matrix of one test example ``x`` (``method="retrain"``) or its
@@ -429,7 +429,7 @@ class TransductiveSVM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseE
             return self._augmented_gram(cross, new), None
         if not hasattr(self, "incremental_"):
             raise ValueError("method: the model was fitted with method='retrain'; fit it again")
-        new = check_augmented_kernel(self.checked_gram_, cross, new)
+        new = check_augmented_kernel(self.checked_gram_, cross, new, same_kernel=True)
         return None, Additions(self.incremental_, cross[:, 0], new[0, 0])
 
     def _solve_augmented(self, gram, y, problem: int, what: str, additions=None):

@@ -731,7 +731,9 @@ def psd_by_construction(kernel) -> bool:
     return True
 
 
-def check_augmented_gram(gram: CheckedGram, cross, new, name: str = "kernel") -> np.ndarray:
+def check_augmented_gram(
+    gram: CheckedGram, cross, new, name: str = "kernel", *, same_kernel: bool = False
+) -> np.ndarray:
     """The Gram matrix of the training set plus new examples, refused unless PSD.
 
     ``[[K, cross], [cross^T, new]] + delta I`` is positive definite exactly when ``K + delta I``
@@ -749,6 +751,11 @@ def check_augmented_gram(gram: CheckedGram, cross, new, name: str = "kernel") ->
         Kernel values among the new examples.
     name : str
         The parameter's name, used in the error message.
+    same_kernel : bool, keyword only
+        ``True`` when ``cross`` and ``new`` come from the kernel ``gram`` was checked under, as
+        the estimators' do: for a kernel PSD by construction the augmented matrix is then PSD
+        too, and nothing is factorised. ``False`` (the default) checks it whatever produced
+        the values, factorising ``K + delta I`` if ``gram`` holds no factor.
 
     Returns
     -------
@@ -759,11 +766,13 @@ def check_augmented_gram(gram: CheckedGram, cross, new, name: str = "kernel") ->
     ValueError
         Naming ``name``, if ``new`` is not symmetric PSD or the augmented matrix is not PSD.
     """
-    new = check_augmented_kernel(gram, cross, new, name)
+    new = check_augmented_kernel(gram, cross, new, name, same_kernel=same_kernel)
     return np.block([[gram.matrix, cross], [cross.T, new]])
 
 
-def check_augmented_kernel(gram: CheckedGram, cross, new, name: str = "kernel") -> np.ndarray:
+def check_augmented_kernel(
+    gram: CheckedGram, cross, new, name: str = "kernel", *, same_kernel: bool = False
+) -> np.ndarray:
     """The test of :func:`check_augmented_gram` without forming the augmented matrix.
 
     For a caller that needs only the new rows (:mod:`svmtrust.incremental_svm` adds one example
@@ -775,6 +784,8 @@ def check_augmented_kernel(gram: CheckedGram, cross, new, name: str = "kernel") 
     cross : ndarray of shape (l, k)
     new : ndarray of shape (k, k)
     name : str
+    same_kernel : bool, keyword only
+        As :func:`check_augmented_gram`.
 
     Returns
     -------
@@ -797,9 +808,13 @@ def check_augmented_kernel(gram: CheckedGram, cross, new, name: str = "kernel") 
             f"{name}: the kernel values between the training set and the new examples have "
             f"shape {cross.shape}, expected {expected}"
         )
-    if gram.cholesky is None:  # PSD by construction
-        return new
-    V = scipy.linalg.solve_triangular(gram.cholesky, cross, lower=True, check_finite=False)
+    factor = gram.cholesky
+    if factor is None:  # PSD by construction: so is every matrix of the same kernel's values
+        if same_kernel:
+            return new
+        shifted = gram.matrix + gram.shift * np.eye(gram.matrix.shape[0])
+        factor = scipy.linalg.cholesky(shifted, lower=True, check_finite=False)
+    V = scipy.linalg.solve_triangular(factor, cross, lower=True, check_finite=False)
     schur = new + gram.shift * np.eye(new.shape[0]) - V.T @ V
     try:
         scipy.linalg.cholesky(schur, lower=True)

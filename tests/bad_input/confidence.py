@@ -859,6 +859,18 @@ CASES += [
     ),
     (P + "set_verdicts", "level 1.5", lambda: protocol.set_verdicts(_DIFFS, 1.5), "level"),
     (
+        P + "set_verdicts",
+        "a NaN mean",
+        lambda: protocol.set_verdicts(_DIFFS.assign(mean=[np.nan, 0.05])),
+        "differences",
+    ),
+    (
+        P + "blocked_verdicts",
+        "a NaN mean",
+        lambda: protocol.blocked_verdicts(_DIFFS.assign(mean=[np.nan, 0.05])),
+        "differences",
+    ),
+    (
         P + "blocked_verdicts",
         "differences not a table",
         lambda: protocol.blocked_verdicts([1, 2]),

@@ -208,3 +208,7 @@ CASES = [
         "test_scores",
     ),
 ]
+
+NO_INPUT = {
+    M + "ConformalPrediction": "a result record built by ConformalClassifierMixin.predict_all",
+}

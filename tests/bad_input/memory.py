@@ -11,6 +11,25 @@ CASES = [
     (M + "check_fits", "matrices zero", lambda: memory.check_fits(10, 0, "X", "-"), "matrices"),
     (M + "check_fits", "too large", lambda: memory.check_fits(TOO_LARGE, 1, "X", "-"), "X"),
     (
+        M + "check_fits",
+        "columns negative",
+        lambda: memory.check_fits(10, 1, "X", "-", columns=-2),
+        "columns",
+    ),
+    (
+        M + "check_fits",
+        "too many columns",
+        lambda: memory.check_fits(10**5, 1, "X", "-", columns=TOO_LARGE * 10**4),
+        "X",
+    ),
+    (
+        M + "check_gram_route_fits",
+        "too large",
+        lambda: memory.check_gram_route_fits(TOO_LARGE),
+        "X",
+    ),
+    (M + "check_gram_route_fits", "n a float", lambda: memory.check_gram_route_fits(1.5), "n"),
+    (
         M + "check_full_transduction_fits",
         "too large",
         lambda: memory.check_full_transduction_fits(TOO_LARGE),

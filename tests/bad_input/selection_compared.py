@@ -130,6 +130,7 @@ CASES = [
     (M + "friedman", "errors empty", lambda: sc.friedman(_ERRORS.iloc[:0]), "errors"),
     (M + "friedman", "errors with NaN", lambda: sc.friedman(_nan_errors()), "errors"),
     (M + "friedman", "two criteria", lambda: sc.friedman(_ERRORS[["a", "b"]]), "errors"),
+    (M + "friedman", "one block", lambda: sc.friedman(_ERRORS.iloc[:1]), "errors"),
     (M + "friedman", "errors strings", lambda: sc.friedman(_ERRORS.astype(str) + "x"), "errors"),
     (M + "friedman", "alpha one", lambda: sc.friedman(_ERRORS, 1.0), "alpha"),
     (M + "cd_groups", "ranks a list", lambda: sc.cd_groups([1.0, 2.0], 1.0), "ranks"),

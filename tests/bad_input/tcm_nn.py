@@ -172,6 +172,12 @@ CASES = [
     ("svmtrust.tcm_nn.paired_distances", "NaN", lambda: paired_distances(_with(X, np.nan), X), "A"),
     ("svmtrust.tcm_nn.paired_distances", "complex", lambda: paired_distances(X, X * 1j), "B"),
     ("svmtrust.tcm_nn.paired_distances", "1-D", lambda: paired_distances(X[0], X[1]), "A"),
+    (
+        "svmtrust.tcm_nn.paired_distances",
+        "coordinates of 1e200",
+        lambda: paired_distances(X * 1e200, X),
+        "A",
+    ),
     # the protocol
     (f"{PROTOCOL}.load", "unknown data set", lambda: protocol.load("usps"), "name"),
     (f"{PROTOCOL}.splits", "unknown data set", lambda: protocol.splits("usps", 0), "name"),

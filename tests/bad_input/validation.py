@@ -132,6 +132,8 @@ CASES = [
 
 _XK = np.random.default_rng(0).normal(size=(6, 2))
 _GRAM = v.check_kernel_gram(lambda A, B: A @ B.T + 1.0, _XK)
+#: The same check of a library kernel's Gram matrix, which holds no factor (PSD by construction).
+_LIBRARY_GRAM = v.check_kernel_gram(linear_kernel, _XK)
 NO_INPUT = {M + "CheckedGram": "a result record built by check_kernel_gram"}
 CASES += [
     (M + "check_numeric", "a boolean", lambda: v.check_numeric(True, "a"), "a"),
@@ -185,6 +187,14 @@ CASES += [
         M + "check_augmented_gram",
         "augmented matrix not PSD",
         lambda: v.check_augmented_gram(_GRAM, _GRAM.matrix[:, :1], _GRAM.matrix[:1, :1] - 0.5),
+        "kernel",
+    ),
+    (
+        M + "check_augmented_gram",
+        "augmented matrix not PSD, a library kernel's training Gram matrix",
+        lambda: v.check_augmented_gram(
+            _LIBRARY_GRAM, _LIBRARY_GRAM.matrix[:, :1], _LIBRARY_GRAM.matrix[:1, :1] - 0.5
+        ),
         "kernel",
     ),
     (

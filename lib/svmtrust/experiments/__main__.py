@@ -6,8 +6,10 @@ output file is checked before the run starts, so a paper-scale run never ends on
 where to write. ``--backend dask`` sends the protocol's tasks to a Dask cluster through joblib:
 a ``distributed.LocalCluster`` on this machine, or the cluster whose scheduler ``--scheduler``
 names; the rows are the same as with ``--n-jobs 1``, except for timing columns. Arguments that
-cannot be run (a negative seed, ``--n-jobs 0``, an output that cannot be written) are usage errors:
-the command prints its usage and the reason, and exits with status 2 before any work.
+cannot be run (a negative seed, ``--n-jobs 0``, an output that cannot be written or is not a
+regular file, a scheduler that does not answer) are usage errors: the command prints its usage
+and the reason, and exits with status 2 before any work. The CSV is written whole or not at all
+(:func:`write_table`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import contextlib
 import importlib
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import joblib
@@ -75,6 +78,8 @@ def check_output(path: str | None) -> Path | None:
     folder = out.parent if str(out.parent) else Path(".")
     if out.is_dir():
         raise ValueError(f"output: {path!r} is a folder, not a file")
+    if out.exists() and not out.is_file():
+        raise ValueError(f"output: {path!r} is not a regular file (a device or a pipe)")
     if not folder.is_dir():
         raise ValueError(f"output: the folder {str(folder)!r} does not exist")
     if out.exists() and not os.access(out, os.W_OK):
@@ -91,6 +96,48 @@ def check_output(path: str | None) -> Path | None:
         with contextlib.suppress(OSError):
             out.unlink()
     return out
+
+
+def write_table(table: pd.DataFrame, output: Path) -> None:
+    """Write ``table`` as CSV to ``output`` whole or not at all: into a temporary file beside
+    it, then renamed over it, so that an interrupted run (Ctrl-C, a full disk) never leaves a
+    truncated file that reads as a shorter table.
+
+    Raises
+    ------
+    ValueError
+        Naming ``output``, when the file cannot be written (the temporary file is removed).
+    """
+    with tempfile.NamedTemporaryFile(
+        "w", dir=output.parent, prefix=f".{output.name}.", suffix=".part", delete=False
+    ) as part:
+        temporary = Path(part.name)
+    try:
+        table.to_csv(temporary, index=False)
+        os.replace(temporary, output)
+    except (OSError, KeyboardInterrupt) as error:
+        temporary.unlink(missing_ok=True)
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        raise ValueError(f"output: {str(output)!r} could not be written ({error})") from None
+
+
+#: Seconds the command waits for a Dask scheduler before it calls the address a usage error.
+SCHEDULER_TIMEOUT = 10
+
+
+def check_scheduler(address: str) -> None:
+    """Raise ``ValueError`` naming ``scheduler`` unless a Dask scheduler answers at ``address``
+    within :data:`SCHEDULER_TIMEOUT` seconds (before the run, not after its first task)."""
+    from distributed import Client
+
+    try:
+        Client(address, timeout=SCHEDULER_TIMEOUT).close()
+    except (OSError, TimeoutError, ValueError, TypeError) as error:
+        raise ValueError(
+            f"scheduler: no Dask scheduler answered at {address!r} within "
+            f"{SCHEDULER_TIMEOUT} s ({type(error).__name__}: {error})"
+        ) from None
 
 
 def check_backend(name: str, scheduler: str | None) -> None:
@@ -146,13 +193,15 @@ def main(argv=None) -> int:
         check_backend(args.backend, args.scheduler)
         check_seed(args.seed)
         check_n_jobs(args.n_jobs)
+        if args.scheduler is not None:
+            check_scheduler(args.scheduler)
     except ValueError as error:
         parser.error(str(error))
     n_jobs = args.n_jobs if args.n_jobs is not None else (-1 if args.backend == "dask" else 1)
     with backend(args.backend, args.scheduler):
         table = run_chapter(args.name, scale=args.scale, seed=args.seed, n_jobs=n_jobs)
     if output is not None:
-        table.to_csv(output, index=False)
+        write_table(table, output)
         print(f"{len(table)} rows written to {output}")
     print_summary(args.name, table)
     return 0

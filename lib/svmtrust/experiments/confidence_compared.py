@@ -811,7 +811,8 @@ def _verdicts(sign, adjusted, level) -> np.ndarray:
     """ "holds" (``a - b`` negative), "fails" (positive) where ``adjusted <= level``, else
     "undecided"."""
     decided = adjusted <= level
-    return np.where(decided & (sign < 0), "holds", np.where(decided, "fails", "undecided"))
+    fails = np.where(decided & (sign > 0), "fails", "undecided")
+    return np.where(decided & (sign < 0), "holds", fails)
 
 
 def _differences(differences) -> pd.DataFrame:
@@ -824,6 +825,12 @@ def _differences(differences) -> pd.DataFrame:
     sets = table[data != "pooled"]
     if sets.empty:
         raise ValueError("differences: no data set's row besides the pooled ones")
+    bad = ~np.isfinite(sets["mean"].to_numpy(dtype=float))
+    if np.any(bad):
+        raise ValueError(
+            f"differences: the mean is NaN or infinite in {int(bad.sum())} row(s), first "
+            f"{sets.index[np.argmax(bad)]!r}: no verdict can be drawn from it"
+        )
     return sets
 
 
@@ -857,7 +864,8 @@ def set_verdicts(differences: pd.DataFrame, level: float = FAMILY_LEVEL) -> pd.D
     ------
     ValueError
         Naming ``differences`` if it lacks the columns, the index level ``data`` or any data
-        set's row, ``level`` if it is not in (0, 1).
+        set's row, or if a data set's mean is NaN or infinite; ``level`` if it is not in
+        (0, 1).
     """
     sets = _differences(differences)
     level = check_significance(level, "level")

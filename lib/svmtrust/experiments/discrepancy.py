@@ -600,13 +600,13 @@ def main(argv=None) -> int:
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--output", required=True)
     args = parser.parse_args(argv)
-    from .__main__ import check_output  # the command line's check; it imports this package
+    from .__main__ import check_output, write_table  # the command line's; it imports this package
 
     output = check_output(args.output)  # before the certified run, not after it
     if not os.path.isfile(args.input):
         raise ValueError(f"input: no such file {args.input!r}")
     out = certify(pd.read_csv(args.input), scale=args.scale, seed=args.seed, n_jobs=args.n_jobs)
-    out.to_csv(output, index=False)
+    write_table(out, output)
     return 0
 
 

@@ -884,6 +884,12 @@ def friedman(errors: pd.DataFrame, alpha: float = 0.05) -> dict:
     values = check_array(check_table(errors, "errors"), "errors", 2)
     if values.shape[1] < 3:
         raise ValueError(f"errors: expected 3 criteria (columns) or more, got {values.shape[1]}")
+    if values.shape[0] < 2:
+        raise ValueError(
+            f"errors: expected 2 blocks (rows) or more, got {values.shape[0]}: ranks within one "
+            "block say nothing of a difference (Iman and Davenport's F would have 0 degrees "
+            "of freedom)"
+        )
     alpha = check_significance(alpha, "alpha")
     if np.all(values == values[:, :1]):  # every block one tie: no evidence of a difference
         statistic, p_value = 0.0, 1.0
