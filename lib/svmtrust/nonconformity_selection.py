@@ -566,8 +566,9 @@ class NonconformityModelSelector(conformal.SmoothingMixin, _GridEstimator):
         :meth:`predict`, :meth:`bound`) stays the paper's, on the p-values without smoothing.
         Each p-value of :meth:`predict_p` is one of the model chosen for that test point, and
         the choice depends on the test point, so no validity guarantee holds for the selector
-        as a whole, smoothed or not (on held-out data the true label gets ``p <= 0.05`` for
-        13-16% of the test points).
+        as a whole, smoothed or not (on held-out data of the nonconformity chapter's set the
+        true label got ``p <= 0.05`` for 13-16% of the test points, where a valid p-value
+        allows 5%).
     smoothing_seed : int or None, default None
         The draws' seed (:class:`svmtrust.conformal.SmoothingMixin`): ``None``, fresh entropy,
         clones drawing independently; an integer, reproducible draws. Checked when p-values are computed.
