@@ -273,10 +273,17 @@ def test_distance_tcm_counts_the_same_solves():
     y = rng.integers(0, 3, size=40)
     X[:, 0] += y
     X_test = rng.normal(size=(5, 2)) + [1.0, 0.0]
-    P_inc, solves_inc = DistanceTCM(C=10.0).fit(X, y).solve(X_test)
+    """Both methods solve the augmented SVMs in which the test example, under its candidate
+    label's sign in that one-vs-rest problem, lies inside the training SVM's margin
+    (``s f_j(x) < 1``), counted here from the training SVMs directly."""
+    model = DistanceTCM(C=10.0).fit(X, y)
+    P_inc, solves_inc = model.solve(X_test)
     P_ret, solves_ret = DistanceTCM(C=10.0, method="retrain").fit(X, y).solve(X_test)
     assert np.array_equal(P_inc, P_ret)
-    assert 0 < solves_inc <= 5 * 3 * 3 and solves_ret <= 5 * 3 * 3
+    F = np.column_stack([s.decision_function(model.kernel_(X_test, X)) for s in model.base_])
+    signs = [np.where(np.arange(3) == c, 1.0, -1.0) for c in range(3)]
+    inside = sum(int(np.sum(s * F < 1.0)) for s in signs)
+    assert solves_inc == solves_ret == inside and 0 < inside < 5 * 3 * 3
 
 
 @pytest.mark.parametrize("machine", [TransductiveSVM, DistanceTCM])

@@ -401,3 +401,26 @@ def test_no_hard_margin_attempt_when_an_example_is_inside_the_margin(monkeypatch
         assert with_skip.b == without.b and with_skip.solver == without.solver, key
     assert len(skipped) >= 20, len(skipped)  # 28 of the 48 (fixed seeds)
     assert not any(key[0] == "separated" for key in skipped)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_private_libsvm_call_gives_svc_multipliers_to_the_last_bit(seed):
+    """``svm._run_libsvm`` calls scikit-learn's private ``sklearn.svm._libsvm.fit`` as
+    ``SVC.fit`` does (its docstring says why): the same multipliers, bit for bit, on a Gram
+    matrix and on data with libsvm's own RBF kernel. This test fails first if scikit-learn
+    changes that private function."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, 1.0, -1.0)
+    K, C, tol = X @ X.T, 0.5 + seed, 1e-6
+    alpha, status, _ = svm._run_libsvm(K, y, C, tol, 1.0, 10**6)
+    model = SVC(C=C, kernel="precomputed", tol=tol).fit(K, y)
+    expected = np.zeros(40)
+    expected[model.support_] = np.abs(model.dual_coef_[0])
+    assert status == "optimal"
+    np.testing.assert_array_equal(alpha, expected)
+    alpha, _, _ = svm._run_libsvm(X, y, C, tol, 1.0, 10**6, {"kernel": "rbf", "gamma": 0.5})
+    model = SVC(C=C, kernel="rbf", gamma=0.5, tol=tol).fit(X, y)
+    expected = np.zeros(40)
+    expected[model.support_] = np.abs(model.dual_coef_[0])
+    np.testing.assert_array_equal(alpha, expected)

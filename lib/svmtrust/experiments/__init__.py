@@ -21,6 +21,17 @@ from tqdm import tqdm
 from ..progress import show_progress
 from ..validation import check_bool, check_choice, check_integer, check_n_jobs, check_seed
 
+__all__ = [
+    "CHAPTERS",
+    "SCALES",
+    "MAX_JOBS",
+    "task_rng",
+    "workers",
+    "check_scale",
+    "parallel_map",
+    "run_chapter",
+]
+
 #: The chapters whose protocol exists, by module name.
 CHAPTERS = (
     "svm",

@@ -28,6 +28,19 @@ import pandas as pd
 from ..validation import check_choice, check_n_jobs, check_seed, check_table
 from . import CHAPTERS, SCALES, run_chapter
 
+__all__ = [
+    "BACKENDS",
+    "build_parser",
+    "check_output",
+    "write_table",
+    "SCHEDULER_TIMEOUT",
+    "check_scheduler",
+    "check_backend",
+    "backend",
+    "print_summary",
+    "main",
+]
+
 #: Where the protocol's tasks can run: joblib's process pool on this machine, or Dask.
 BACKENDS = ("local", "dask")
 

@@ -80,6 +80,53 @@ from ..validation import (
 )
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
+__all__ = [
+    "DATASETS",
+    "KEEL_SETS",
+    "NAMES",
+    "MACHINES",
+    "NON_STRICT",
+    "SIGNIFICANCES",
+    "C",
+    "N_FOLDS",
+    "MIN_PER_CLASS",
+    "MAX_CLASSES",
+    "DECIMALS",
+    "BAND_LEVEL",
+    "SETTINGS",
+    "load",
+    "describe",
+    "svm_params",
+    "machines",
+    "SPLITTING",
+    "draw",
+    "fit_split",
+    "fit_machine",
+    "evaluate",
+    "tasks",
+    "run",
+    "COLUMNS",
+    "validity",
+    "cross_conformal_error_bound",
+    "band",
+    "band_power",
+    "efficiency",
+    "class_errors",
+    "summary",
+    "curves",
+    "forced",
+    "MEASURES",
+    "per_trial",
+    "paired_differences",
+    "smoothing_effect",
+    "FAMILY_LEVEL",
+    "set_verdicts",
+    "blocked_verdicts",
+    "TIMED",
+    "fit_and_object_times",
+    "cost_per_object",
+]
+
 #: The data sets: six with two classes (three of them with duplicated rows), five with three
 #: to seven classes.
 DATASETS = (

@@ -49,6 +49,23 @@ from ..validation import (
 )
 from . import check_n_jobs, check_scale, check_seed, parallel_map
 
+__all__ = [
+    "SUBSET_SIZE",
+    "DIGITS_TEST_SIZE",
+    "BREAST_SIGMA",
+    "BREAST_TRAIN",
+    "GRIDS",
+    "CRITERIA",
+    "evaluate",
+    "digit_split",
+    "breast_split",
+    "tasks",
+    "run",
+    "curves",
+    "selection_table",
+    "summary",
+]
+
 #: Size of each postal training subset (the paper's 7291 / 23).
 SUBSET_SIZE = 317
 

@@ -19,6 +19,16 @@ from ..svm import SUPPORT_TOL, duplicate_groups, fit_svm
 from ..validation import check_array, check_C, check_choice, check_integer, check_table
 from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 
+__all__ = [
+    "SETTINGS",
+    "SIZES",
+    "standardised_gram",
+    "compare_solvers",
+    "run",
+    "timing_table",
+    "summary",
+]
+
 #: (data set, kernel, C) triples of the agreement study; the MNIST zeros and ones are linearly
 #: separable, so they also test the hard margin (C = inf).
 SETTINGS = (

@@ -44,6 +44,37 @@ from ..validation import (
 )
 from . import check_n_jobs, check_scale, check_seed, parallel_map, task_rng
 
+__all__ = [
+    "KERNEL",
+    "SIZES",
+    "RUNS",
+    "METHODS",
+    "TIE_BROKEN",
+    "BASELINES",
+    "DATASETS",
+    "TABLE1_SEEDS",
+    "TABLE1_TESTS",
+    "PAPER_RUNS",
+    "PAPER_TABLE2",
+    "PAPER_TABLE1",
+    "two_against_seven",
+    "standard_svm_predict",
+    "table1_many",
+    "credibility_summary",
+    "table1_split",
+    "table1_tasks",
+    "table1",
+    "nearest_neighbour_predict",
+    "table2_runs",
+    "clopper_pearson",
+    "table2",
+    "add_intervals",
+    "calibration",
+    "joint_study",
+    "run",
+    "summary",
+]
+
 #: The paper's kernel, ``(x . z)^3 / 256`` (Section 4).
 KERNEL = functools.partial(polynomial_kernel, degree=3, scale=256.0)
 
