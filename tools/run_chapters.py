@@ -162,12 +162,16 @@ def differences(stored, executed) -> list[str]:
     return found
 
 
-def cache_executed(path: Path, executed) -> None:
-    """Store an executed chapter where ``jupyter-book build`` looks for it."""
+def cache_executed(path: Path, executed, seconds: float | None = None) -> None:
+    """Store an executed chapter where ``jupyter-book build`` looks for it, with the seconds
+    its execution took: myst-nb reads them (``execution_seconds``, the key jupyter-cache's own
+    executors write) as the chapter's run time on the status page, which shows "-" for a
+    chapter cached without them."""
     cache = get_cache(str(CACHE))
     record = cache.add_nb_to_project(str(path))
+    data = {} if seconds is None else {"execution_seconds": seconds}
     cache.cache_notebook_bundle(
-        CacheBundleIn(executed, record.uri), check_validity=False, overwrite=True
+        CacheBundleIn(executed, record.uri, data=data), check_validity=False, overwrite=True
     )
 
 
@@ -228,7 +232,7 @@ def main(argv: list[str]) -> int:
                     flush=True,
                 )
                 continue
-            cache_executed(path, executed)
+            cache_executed(path, executed, seconds)
             print(f"passed {path.name} ({seconds:.0f} s; slowest: {cells})", flush=True)
     print(
         f"{len(paths) - failed} of {len(paths)} chapters passed in {time.perf_counter() - start:.0f} s"
