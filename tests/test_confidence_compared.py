@@ -493,7 +493,8 @@ def _differences(z_by_set, key="a - b"):
     index = pd.MultiIndex.from_tuples(
         [(key, d) for d in [*z_by_set, "pooled"]], names=["pair", "data"]
     )
-    means = [np.sign(z) * 0.1 for z in z_by_set.values()] + [0.0]
+    # a set with no difference at all has mean 0 and z NaN (0 / 0)
+    means = [np.nan_to_num(np.sign(z)) * 0.1 for z in z_by_set.values()] + [0.0]
     return pd.DataFrame({"mean": means, "z": [*z_by_set.values(), -99.0]}, index=index)
 
 

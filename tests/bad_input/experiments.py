@@ -1,5 +1,6 @@
 """Bad input to svmtrust.experiments and its command line (svmtrust.experiments.__main__)."""
 
+import pandas as pd
 from svmtrust import experiments as e
 from svmtrust.experiments import __main__ as cli
 
@@ -53,6 +54,19 @@ CASES = [
         "scheduler",
     ),
     (C + "backend", "unknown backend", lambda: cli.backend("ray").__enter__(), "backend"),
+    (
+        C + "check_scheduler",
+        "an address of no known scheme",
+        lambda: cli.check_scheduler("nope://x"),
+        "scheduler",
+    ),
+    (C + "write_table", "table a list", lambda: cli.write_table([1], "x.csv"), "table"),
+    (
+        C + "write_table",
+        "a folder that does not exist",
+        lambda: cli.write_table(pd.DataFrame({"a": [1]}), "/no/such/dir/x.csv"),
+        "output",
+    ),
     (C + "print_summary", "unknown chapter", lambda: cli.print_summary("nope", None), "name"),
     (C + "print_summary", "rows not a table", lambda: cli.print_summary("svm", None), "rows"),
     (M + "run_chapter", "seed 2**32", lambda: e.run_chapter("svm", seed=2**32), "seed"),

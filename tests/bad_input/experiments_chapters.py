@@ -97,6 +97,12 @@ CASES = (
             "seed",
         ),
         (M + "span.tasks", "seed a string", lambda: xs.tasks("book", "0"), "seed"),
+        (
+            M + "transduction.KERNEL",
+            "NaN in X",
+            lambda: xr.KERNEL(np.array([[np.nan, 1.0]])),
+            "X",
+        ),
         (M + "tcm_nn.tasks", "seed negative", lambda: xt.tasks("book", -1), "seed"),
         (
             M + "discrepancy.table_tasks",

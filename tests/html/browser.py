@@ -60,6 +60,9 @@ class Browser:
         self._socket = websocket.create_connection(self._page_url(), timeout=timeout)
         self._next_id = 0
         self._events: list[str] = []
+        #: What the page wrote to the console and the exceptions it threw, once
+        #: :meth:`watch_console` is called: ``{"level": ..., "text": ...}`` each.
+        self.console: list[dict] = []
         self.send("Page.enable")
 
     def _page_url(self) -> str:
@@ -96,15 +99,32 @@ class Browser:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
                 return message["result"]
-            if "method" in message:
-                self._events.append(message["method"])
+            self._event(message)
+
+    def _event(self, message: dict) -> None:
+        """Keep an event's name (for :meth:`wait_for`), and a console message or exception."""
+        if "method" not in message:
+            return
+        self._events.append(message["method"])
+        params = message.get("params", {})
+        if message["method"] == "Runtime.consoleAPICalled":
+            text = " ".join(
+                str(arg.get("value", arg.get("description", ""))) for arg in params.get("args", [])
+            )
+            self.console.append({"level": params.get("type", ""), "text": text})
+        elif message["method"] == "Runtime.exceptionThrown":
+            details = params.get("exceptionDetails", {})
+            text = details.get("exception", {}).get("description") or details.get("text", "")
+            self.console.append({"level": "exception", "text": text})
+
+    def watch_console(self) -> None:
+        """From now on keep what the page writes to its console (:attr:`console`)."""
+        self.send("Runtime.enable")
 
     def wait_for(self, event: str) -> None:
         """Wait for the page's next DevTools event named ``event``."""
         while event not in self._events:
-            message = json.loads(self._socket.recv())
-            if "method" in message:
-                self._events.append(message["method"])
+            self._event(json.loads(self._socket.recv()))
         self._events.clear()
 
     def evaluate(self, expression: str):

@@ -119,17 +119,22 @@ def write_table(table: pd.DataFrame, output: Path) -> None:
     Raises
     ------
     ValueError
-        Naming ``output``, when the file cannot be written (the temporary file is removed).
+        Naming ``table`` if it is not a DataFrame, ``output`` when the file cannot be written
+        (the temporary file is removed).
     """
-    with tempfile.NamedTemporaryFile(
-        "w", dir=output.parent, prefix=f".{output.name}.", suffix=".part", delete=False
-    ) as part:
-        temporary = Path(part.name)
+    check_table(table, "table")
+    output = Path(output)
+    temporary = None
     try:
+        with tempfile.NamedTemporaryFile(
+            "w", dir=output.parent, prefix=f".{output.name}.", suffix=".part", delete=False
+        ) as part:
+            temporary = Path(part.name)
         table.to_csv(temporary, index=False)
         os.replace(temporary, output)
     except (OSError, KeyboardInterrupt) as error:
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
         if isinstance(error, KeyboardInterrupt):
             raise
         raise ValueError(f"output: {str(output)!r} could not be written ({error})") from None
