@@ -424,7 +424,13 @@ class SplitConformalSVM(conformal.SplitConformalMixin, ClassifierMixin, BaseEsti
 
 def _folds(codes, n_folds: int, seed: int) -> np.ndarray:
     """Fold index of each example: a seeded shuffle, then dealt round-robin class by class, so
-    every class is spread as evenly as it can be over the folds (stratified)."""
+    every class is spread as evenly as it can be over the folds (stratified).
+
+    scikit-learn's ``StratifiedKFold(shuffle=True)`` would serve as well (it deals other folds
+    from the same seed; :class:`~svmtrust.nonconformity_selection.CrossValidationSelector` uses
+    it). This rule stays because every cross-conformal p-value of the recorded paper-scale run of
+    the confidence_compared chapter (``book/recorded/``, 600 trials on each of 11 data sets)
+    depends on it: a change of folds is a re-recording of that run."""
     order = np.random.default_rng(seed).permutation(codes.size)
     order = order[np.argsort(codes[order], kind="stable")]
     fold = np.empty(codes.size, dtype=int)
