@@ -85,10 +85,15 @@ def test_wide_tables_scroll_with_their_key_column(html_dir, pages):
 
 
 def test_no_orphan_index_pages(html_dir, pages):
-    assert not (html_dir / "genindex.html").exists(), "the general index is built but empty"
-    if (html_dir / "prf-prf.html").exists():
-        linked = [p.name for p in pages if 'href="../prf-prf.html' in p.read_text(encoding="utf-8")]
-        assert linked, "the proof index is linked from no page"
+    """The general index (the glossary's terms, book/glossary.md) and the index of statements
+    are built and each is linked from a page of the book."""
+    for index, what in (
+        ("genindex.html", "the general index"),
+        ("prf-prf.html", "the proof index"),
+    ):
+        assert (html_dir / index).exists(), f"{what} is not built"
+        linked = [p.name for p in pages if f'href="../{index}' in p.read_text(encoding="utf-8")]
+        assert linked, f"{what} is linked from no page"
 
 
 def test_statements_are_numbered_per_chapter(html_dir, soup):
