@@ -21,6 +21,15 @@
   never happens). The HTML pages and their doctrees keep every solution.
 - The PDF's metadata (``pdfinfo``): title, authors, and version, release and build commit as
   subject, from ``CITATION.cff`` and ``book/_ext/book_build.py``.
+- One bibliography: the LaTeX writer gathers every citation of the book at the end of the
+  document, under a heading of its own (``BibliographyTransform``), which left the page
+  ``book/bibliography.md`` as a chapter holding only its heading and introduction, two pages
+  with no entry under them before the real list. Here the gathered list takes that page's place
+  (:class:`OneBibliography`), with the page's labels, so a link to the page lands on the list.
+- The index: the glossary's terms and the ``{index}`` entries, printed after the index of
+  statements (``\\printindex``), every entry in the body font as the index of statements is
+  (:data:`INDEX`). The API reference's objects stay out of it (:class:`NoApiIndexEntries`):
+  their long dotted names do not fit its two columns, and the API pages list them.
 - Proofs: sphinx-proof writes ``{prf:proof}`` as an admonition without a title, which LaTeX
   typesets as a box with an empty title bar and an icon; in the PDF a proof is run-in text
   instead, "*Proof.* ...", closed by a square, as printed books set it.
@@ -43,6 +52,8 @@ from latex_marks import (
     SOLUTION_END,
 )
 from page_tracking import PageTracker
+from sphinx import addnodes
+from sphinx.builders.latex.nodes import thebibliography
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx_exercise.nodes import solution_node
@@ -196,17 +207,83 @@ PROOF = r"""
 """
 
 
+#: Added to the LaTeX preamble: the entries of the index of statements and of the general index
+#: (the glossary's terms) in the body font, and the group headings of every index in bold body
+#: type; Sphinx sets every entry in typewriter type and the headings in sans serif. The Python
+#: Module Index keeps typewriter type for its module names (the writer names each index in
+#: ``\\indexname`` before it starts it).
+INDEX = r"""
+\newcommand{\bookmoduleindexname}{Python Module Index}
+\def\sphinxstyleindexentry#1{\ifx\indexname\bookmoduleindexname\texttt{#1}\else#1\fi}
+\def\sphinxstyleindexlettergroup#1{{\large\bfseries#1}\nopagebreak\vspace{1mm}}
+\def\sphinxstyleindexlettergroupDefault#1{%
+  {\large\bfseries\sphinxnonalphabeticalgroupname}\nopagebreak\vspace{1mm}}
+"""
+
+
 def configure(app, config):
     """A4 paper, the book's own title page (with the handout's line commented out), the PDF's
-    metadata, and no general index in the LaTeX build (the HTML book has none either: the
-    book has no index entries, only the API's objects, whose long names do not fit its two
-    columns)."""
+    metadata, and the general index printed at the end (the glossary's terms)."""
     elements = dict(config.latex_elements or {})
     elements["papersize"] = "a4paper"
     elements["maketitle"] = title_page()
-    elements["printindex"] = ""
-    elements["preamble"] = elements.get("preamble", "") + PREAMBLE + PROOF + metadata()
+    elements["printindex"] = r"\printindex"
+    elements["preamble"] = elements.get("preamble", "") + PREAMBLE + PROOF + INDEX + metadata()
     config.latex_elements = elements
+
+
+#: The page that the book's one list of works replaces in the PDF.
+BIBLIOGRAPHY_PAGE = "book/bibliography"
+
+
+class OneBibliography(SphinxPostTransform):
+    """The PDF's one bibliography in the place of the page ``book/bibliography.md``.
+
+    Sphinx's ``BibliographyTransform`` (priority 750) has moved every citation into one list at
+    the end of the document, which LaTeX sets under its own heading; the page itself kept its
+    heading and introduction only. After it, the page's section is replaced by the list,
+    preceded by the page's labels (``\\label{...::doc}``, which ``{doc}`bibliography``` links
+    to) on the page where the list starts."""
+
+    default_priority = 760
+    formats = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        lists = list(self.document.findall(thebibliography))
+        pages = [
+            node
+            for node in self.document.findall(addnodes.start_of_file)
+            if node["docname"] == BIBLIOGRAPHY_PAGE
+        ]
+        if len(lists) != 1 or len(pages) != 1:
+            return
+        section = pages[0].next_node(nodes.section)
+        if section is None:
+            return
+        labels = "".join(
+            rf"\phantomsection\label{{\detokenize{{{BIBLIOGRAPHY_PAGE}:{node_id}}}}}"
+            for node_id in section["ids"]
+        )
+        the_list = lists[0]
+        the_list.parent.remove(the_list)
+        section.replace_self(
+            [nodes.raw("", "\n\\cleardoublepage" + labels + "\n", format="latex"), the_list]
+        )
+
+
+class NoApiIndexEntries(SphinxPostTransform):
+    """The PDF's index leaves out the API reference's objects (``book/api.md`` and
+    ``book/api/``): the index entries that autodoc adds for every module, class and function."""
+
+    default_priority = 5
+    formats = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        for page in self.document.findall(addnodes.start_of_file):
+            name = page["docname"]
+            if name == "book/api" or name.startswith("book/api/"):
+                for entry in list(page.findall(addnodes.index)):
+                    entry["entries"] = []
 
 
 class MarkSolutions(SphinxPostTransform):
@@ -335,6 +412,8 @@ def setup(app):
     app.connect("config-inited", configure)
     app.add_post_transform(MarkSolutions)
     app.add_post_transform(RunInProofs)
+    app.add_post_transform(OneBibliography)
+    app.add_post_transform(NoApiIndexEntries)
     app.connect("builder-inited", number_like_the_html, priority=900)
     app.connect("env-get-updated", restore_depth, priority=900)
     PAGES.connect(app)

@@ -2,7 +2,12 @@
 
 sphinx-proof's own index (the page ``prf-prf``) lists every theorem, definition and algorithm by
 its label (``md-thm-flip``), grouped by the label's first letter. This one lists them as the
-chapters call them, "Theorem 8.2 (Flipping labels)", grouped by chapter in the book's order.
+chapters call them, "Theorem 8.2 (Flipping labels)": in the HTML grouped by chapter in the
+book's order, in the PDF grouped by type (Definitions, Theorems, Lemmas, Propositions,
+Algorithms, ...), each group in the book's order: a reader of the printed index looks for a
+kind of statement, the number of each entry already names its chapter ("Theorem 6.2") and the
+page number after it says where it is. The PDF sets the entries in the body font (book/_ext/book_pdf.py: Sphinx
+sets every index entry in typewriter type, ``\\sphinxstyleindexentry``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,40 @@ def _sort_key(number: str) -> tuple:
     return tuple(int(part) for part in number.split(".") if part.isdigit())
 
 
+#: The order of the groups of the PDF's index; a type not named here comes after them, by name.
+TYPE_ORDER = ("definition", "theorem", "lemma", "proposition", "corollary", "algorithm")
+
+#: Plurals that are not the name with an "s".
+PLURALS = {"corollary": "Corollaries", "property": "Properties", "axiom": "Axioms"}
+
+
+def type_heading(realtype: str) -> str:
+    """A group heading of the PDF's index: "Theorems", "Corollaries"."""
+    name = realtype.replace("-", " ").lower()
+    return PLURALS.get(name, name.capitalize() + "s")
+
+
+def type_key(realtype: str) -> tuple:
+    """Where a type's group goes: the book's usual order, then the others by name."""
+    name = realtype.lower()
+    return (TYPE_ORDER.index(name), "") if name in TYPE_ORDER else (len(TYPE_ORDER), name)
+
+
+def group_by_type(entries) -> list[tuple[str, list]]:
+    """The PDF's groups: ``entries`` are ``(chapter key, number key, name, docname, anchor,
+    realtype)``; each type's entries in the book's order (chapter, then number)."""
+    groups = defaultdict(list)
+    for chapter, number, name, docname, anchor, realtype in entries:
+        groups[realtype.lower()].append((chapter, number, name, docname, anchor))
+    return [
+        (
+            type_heading(realtype),
+            [(name, 0, docname, anchor, "", "", "") for *_, name, docname, anchor in sorted(rows)],
+        )
+        for realtype, rows in sorted(groups.items(), key=lambda item: type_key(item[0]))
+    ]
+
+
 class StatementIndex(ProofIndex):
     """sphinx-proof's index, with numbers and titles, by chapter."""
 
@@ -51,15 +90,18 @@ class StatementIndex(ProofIndex):
         proofs = getattr(env, "proof_list", {})
         titles = getattr(env, "statement_titles", {})
         groups = defaultdict(list)
+        flat = []
         for anchor, values in proofs.items():
             docname = values["docname"]
             if docnames and docname not in docnames:
                 continue
             number = _numbers(env, docname, values["countertype"], anchor)
             name = statement_name(values["realtype"], number, titles.get(anchor, ""))
-            groups[chapter_heading(env, docname)].append(
-                (_sort_key(number), name, docname, anchor, values["realtype"])
-            )
+            chapter = chapter_heading(env, docname)
+            groups[chapter].append((_sort_key(number), name, docname, anchor, values["realtype"]))
+            flat.append((chapter[0], _sort_key(number), name, docname, anchor, values["realtype"]))
+        if env.app.builder.format == "latex":
+            return group_by_type(flat), False
         content = []
         for (_, heading), entries in sorted(groups.items()):
             rows = [
