@@ -57,6 +57,17 @@ One module per idea:
 - :mod:`~svmtrust.progress`: progress bars on the loops that can run for minutes.
 - :mod:`~svmtrust.experiments`: one protocol per chapter and the command line
   ``python -m svmtrust.experiments`` (extra ``experiments``; ``dask`` for ``--backend dask``).
+
+Public and private names. A module's ``__all__`` is its public interface: every name there
+checks its arguments at the door and raises a ``ValueError`` naming the one that is wrong. A name
+with a leading underscore trusts its arguments (checked already by the public caller) and may
+change without notice; modules of the package call each other's private functions where the
+same computation is needed behind two doors (``svm._unique_given`` for ``fit_svm`` and for the
+split machines' fit from the data, ``certificate._certify_values`` for ``fit_svm`` and the
+incremental path), so that it is written once. The one private name of another project,
+scikit-learn's ``sklearn.svm._libsvm.fit``, is called as ``SVC.fit`` calls it, without the
+validation the door of ``fit_svm`` has already done (``svm._run_libsvm`` says why;
+``tests/test_svm.py`` pins its multipliers to ``SVC``'s, bit for bit).
 """
 
 __version__ = "0.2.0"
