@@ -28,8 +28,9 @@
   (:class:`OneBibliography`), with the page's labels, so a link to the page lands on the list.
 - The index: the glossary's terms and the ``{index}`` entries, printed after the index of
   statements (``\\printindex``), every entry in the body font as the index of statements is
-  (:data:`INDEX`). The API reference's objects stay out of it (:class:`NoApiIndexEntries`):
-  their long dotted names do not fit its two columns, and the API pages list them.
+  (:data:`INDEX`). The API reference's objects stay out of it, in the HTML too
+  (:class:`NoApiIndexEntries`): their long dotted names do not fit its two columns, and the API
+  pages list them.
 - Proofs: sphinx-proof writes ``{prf:proof}`` as an admonition without a title, which LaTeX
   typesets as a box with an empty title bar and an icon; in the PDF a proof is run-in text
   instead, "*Proof.* ...", closed by a square, as printed books set it.
@@ -54,6 +55,7 @@ from latex_marks import (
 from page_tracking import PageTracker
 from sphinx import addnodes
 from sphinx.builders.latex.nodes import thebibliography
+from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx_exercise.nodes import solution_node
@@ -271,19 +273,21 @@ class OneBibliography(SphinxPostTransform):
         )
 
 
-class NoApiIndexEntries(SphinxPostTransform):
-    """The PDF's index leaves out the API reference's objects (``book/api.md`` and
-    ``book/api/``): the index entries that autodoc adds for every module, class and function."""
+class NoApiIndexEntries(SphinxTransform):
+    """The general index (HTML and PDF) leaves out the API reference's objects (``book/api.md``
+    and ``book/api/``): the entries that autodoc adds for every module, class and function.
+    Their dotted names do not fit the PDF's two columns, and in the HTML they made the index
+    page 715 px wider than a phone's screen; the API pages, the Python Module Index and the
+    search list them. Applied when a page is read, before Sphinx's domains collect the entries
+    (``SphinxDomains``, priority 850)."""
 
-    default_priority = 5
-    formats = ("latex",)
+    default_priority = 840
 
-    def run(self, **kwargs) -> None:
-        for page in self.document.findall(addnodes.start_of_file):
-            name = page["docname"]
-            if name == "book/api" or name.startswith("book/api/"):
-                for entry in list(page.findall(addnodes.index)):
-                    entry["entries"] = []
+    def apply(self, **kwargs) -> None:
+        name = self.env.docname
+        if name == "book/api" or name.startswith("book/api/"):
+            for entry in self.document.findall(addnodes.index):
+                entry["entries"] = []
 
 
 class MarkSolutions(SphinxPostTransform):
@@ -413,10 +417,10 @@ def setup(app):
     app.add_post_transform(MarkSolutions)
     app.add_post_transform(RunInProofs)
     app.add_post_transform(OneBibliography)
-    app.add_post_transform(NoApiIndexEntries)
+    app.add_transform(NoApiIndexEntries)
     app.connect("builder-inited", number_like_the_html, priority=900)
     app.connect("env-get-updated", restore_depth, priority=900)
     PAGES.connect(app)
     app.connect("doctree-resolved", resolve)
     app.connect("build-finished", copy_pdf)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
