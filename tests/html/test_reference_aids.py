@@ -213,7 +213,7 @@ def test_the_pdf_index_pages_list_the_glossary_terms():
     ).stdout
     pages = text.split("\f")
     # The general index is the last thing in the book; its pages hold the terms.
-    start = max(i for i, page in enumerate(pages) if re.search(r"^\s*Index\s*$", page, re.M))
+    start = max(i for i, page in enumerate(pages) if re.search(r"^\s*Index\s*$", page, re.M | re.I))
     tail = _plain(" ".join(pages[start:]))
     missing = [
         term
