@@ -57,11 +57,13 @@ from sphinx import addnodes
 from sphinx.builders.latex.nodes import thebibliography
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx_exercise.nodes import solution_node
 from sphinx_proof.nodes import proof_node
 
 ROOT = Path(__file__).resolve().parents[2]
+logger = logging.getLogger(__name__)
 
 
 class book_pdf(nodes.General, nodes.Element):  # noqa: N801 (docutils names nodes in lower case)
@@ -245,7 +247,9 @@ class OneBibliography(SphinxPostTransform):
     the end of the document, which LaTeX sets under its own heading; the page itself kept its
     heading and introduction only. After it, the page's section is replaced by the list,
     preceded by the page's labels (``\\label{...::doc}``, which ``{doc}`bibliography``` links
-    to) on the page where the list starts."""
+    to) on the page where the list starts; the page's introduction, a sentence on what the list
+    holds, stays in the HTML. A book whose LaTeX has no such page or no list is reported (a
+    warning, an error under ``-W``) rather than left with two headings."""
 
     default_priority = 760
     formats = ("latex",)
@@ -257,10 +261,14 @@ class OneBibliography(SphinxPostTransform):
             for node in self.document.findall(addnodes.start_of_file)
             if node["docname"] == BIBLIOGRAPHY_PAGE
         ]
-        if len(lists) != 1 or len(pages) != 1:
-            return
-        section = pages[0].next_node(nodes.section)
-        if section is None:
+        section = pages[0].next_node(nodes.section) if len(pages) == 1 else None
+        if len(lists) != 1 or section is None:
+            logger.warning(
+                "book_pdf: expected one list of works and one page %s, found %d and %d",
+                BIBLIOGRAPHY_PAGE,
+                len(lists),
+                len(pages),
+            )
             return
         labels = "".join(
             rf"\phantomsection\label{{\detokenize{{{BIBLIOGRAPHY_PAGE}:{node_id}}}}}"
