@@ -4,23 +4,19 @@ own, whose entries LaTeX gathered at the end beside the global list: 100 items f
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pybtex.database
-import pytest
+
+from .built import require_built
 
 ROOT = Path(__file__).resolve().parents[2]
 TEX = ROOT / "_build" / "latex" / "trusting-svm.tex"
 
 
 def test_each_work_is_listed_once_in_the_pdf():
-    if not TEX.is_file():
-        message = f"no LaTeX source at {TEX}: run `make pdf`"
-        if os.environ.get("REQUIRE_PDF") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_built(TEX, "LaTeX source", "make pdf")
     entries = pybtex.database.parse_file(ROOT / "book" / "references.bib").entries
     labels = re.findall(r"\\bibitem\[([^\]]*)\]", TEX.read_text(encoding="utf-8"))
     assert len(labels) == len(entries)

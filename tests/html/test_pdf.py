@@ -8,7 +8,6 @@ that is not there, with or without one.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -17,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from .built import require_built
 
 ROOT = Path(__file__).resolve().parents[2]
 LATEX = ROOT / "_build" / "latex"
@@ -29,12 +30,7 @@ import latex_log  # noqa: E402
 
 def _built(path: Path, command: str) -> Path:
     """``path``, or a failure (REQUIRE_PDF=1) or skip that says how to build it."""
-    if not path.is_file():
-        message = f"no PDF at {path}: run `{command}` (it needs TeX Live, see README.md)"
-        if os.environ.get("REQUIRE_PDF") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+    return require_built(path, "PDF", command, " (it needs TeX Live, see README.md)")
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,13 @@ skipped, or fail under REQUIRE_HTML=1 / REQUIRE_PDF=1, as the other files of thi
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
+
+from .built import require_built
 
 ROOT = Path(__file__).resolve().parents[2]
 LATEX = ROOT / "_build" / "latex"
@@ -156,12 +156,7 @@ def test_every_link_of_the_glossary_lands_on_an_anchor(html_dir, soup):
 
 
 def _tex() -> str:
-    if not TEX.is_file():
-        message = f"no LaTeX source at {TEX}: run `make pdf`"
-        if os.environ.get("REQUIRE_PDF") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return TEX.read_text(encoding="utf-8")
+    return require_built(TEX, "LaTeX source", "make pdf").read_text(encoding="utf-8")
 
 
 def test_the_pdf_has_one_bibliography_and_no_empty_bibliography_chapter():
@@ -203,11 +198,7 @@ def test_the_pdf_index_of_statements_is_grouped_by_type_in_the_body_font():
 
 
 def test_the_pdf_index_pages_list_the_glossary_terms():
-    if not PDF.is_file():
-        message = f"no PDF at {PDF}: run `make pdf`"
-        if os.environ.get("REQUIRE_PDF") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_built(PDF, "PDF", "make pdf")
     text = subprocess.run(
         ["pdftotext", "-layout", str(PDF), "-"], capture_output=True, text=True, check=True
     ).stdout
