@@ -249,3 +249,21 @@ def test_predict_all_is_every_answer_from_one_computation(name, monkeypatch):
     monkeypatch.setattr(type(model), computed, counted)
     model.predict_all(test, 0.2)
     assert calls == [1]
+
+
+@pytest.mark.parametrize("trials", [1, 7, 308, 600, 5000])
+@pytest.mark.parametrize("eps", [0.01, 0.05, 0.1, 0.3])
+@pytest.mark.parametrize("level", [0.9, 0.99, 0.999])
+def test_error_band_holds_the_error_count_with_the_level_asked(trials, eps, level):
+    """A Binomial(trials, eps) count falls outside [low, high] with probability at most
+    1 - level, and each end is the quantile scipy's binomial distribution gives; arrays give the
+    scalars' bands element by element."""
+    from scipy.stats import binom
+
+    low, high = conformal.error_band(trials, eps, level)
+    outside = binom.cdf(low - 1, trials, eps) + binom.sf(high, trials, eps)
+    assert outside <= 1 - level + 1e-12
+    assert binom.cdf(low - 1, trials, eps) <= (1 - level) / 2 + 1e-12
+    assert binom.sf(high, trials, eps) <= (1 - level) / 2 + 1e-12
+    lows, highs = conformal.error_band([trials, trials], [eps, eps], level)
+    assert lows.tolist() == [low, low] and highs.tolist() == [high, high]

@@ -50,6 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import binom
 from sklearn.utils.validation import check_is_fitted
 
 from .ties import TIE_TOL, bag_counts, check_tie_tol, merged
@@ -79,6 +80,7 @@ __all__ = [
     "merge_ties",
     "predict_set",
     "confidence_credibility",
+    "error_band",
     "error_rate",
     "default_validation_size",
     "region_significance",
@@ -498,6 +500,47 @@ def confidence_credibility(P):
     labels = np.argmax(P, axis=1)
     ordered = np.sort(P, axis=1)
     return labels, 1.0 - ordered[:, -2], ordered[:, -1]
+
+
+def error_band(trials, significance, level: float = 0.99) -> tuple[np.ndarray, np.ndarray]:
+    """The central binomial band of the error count of an exactly valid region.
+
+    A region at significance ``eps`` that is exactly valid on exchangeable data misses the true
+    label of ``trials`` independent test examples ``Binomial(trials, eps)`` times; the band
+    holds that count with probability at least ``level`` (its ends are the binomial quantiles
+    of ``(1 - level) / 2`` and ``(1 + level) / 2``, :func:`scipy.stats.binom.interval`). A count
+    above it says the guarantee failed; one below, that the region is conservative.
+
+    Parameters
+    ----------
+    trials : int or array_like of int
+        Test examples (independent trials), at least 1.
+    significance : float or array_like of float
+        Levels ``eps`` in (0, 1), broadcast against ``trials``.
+    level : float
+        The band's probability, in (0, 1).
+
+    Returns
+    -------
+    low, high : ndarray of int
+        The band's ends, counts of errors (divide by ``trials`` for rates).
+
+    Raises
+    ------
+    ValueError
+        Naming ``trials``, ``significance`` or ``level``.
+    """
+    level = check_significance(level, "level")
+    counts = np.asarray(trials)
+    if counts.dtype.kind not in "iu" or counts.size == 0 or np.any(counts < 1):
+        raise ValueError(f"trials: expected counts of at least 1, got {trials!r}")
+    eps = np.asarray(significance, dtype=object)
+    try:
+        eps = np.vectorize(check_significance, otypes=[float])(eps)
+    except ValueError:
+        raise ValueError(f"significance: expected levels in (0, 1), got {significance!r}") from None
+    low, high = binom.interval(level, counts, eps)
+    return low.astype(int), high.astype(int)
 
 
 def error_rate(P, true_index, significance, strict=True) -> float:

@@ -212,3 +212,16 @@ CASES = [
 NO_INPUT = {
     M + "ConformalPrediction": "a result record built by ConformalClassifierMixin.predict_all",
 }
+
+CASES += [
+    (M + "error_band", "trials zero", lambda: conformal.error_band(0, 0.1), "trials"),
+    (M + "error_band", "trials a float", lambda: conformal.error_band(10.5, 0.1), "trials"),
+    (M + "error_band", "significance 1", lambda: conformal.error_band(10, 1.0), "significance"),
+    (
+        M + "error_band",
+        "a significance in an array out of range",
+        lambda: conformal.error_band([10, 10], [0.1, -0.1]),
+        "significance",
+    ),
+    (M + "error_band", "level 1", lambda: conformal.error_band(10, 0.1, 1.0), "level"),
+]

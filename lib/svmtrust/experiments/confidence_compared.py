@@ -621,7 +621,7 @@ def cross_conformal_error_bound(eps: float, n: int, n_folds: int = N_FOLDS) -> f
 def band(trials: int, eps: float) -> tuple[int, int]:
     """Two-sided :data:`BAND_LEVEL` band of a Binomial(``trials``, ``eps``) error count."""
     trials, eps = check_integer(trials, "trials"), check_significance(eps, "eps")
-    low, high = binom.interval(1 - BAND_LEVEL, trials, eps)
+    low, high = conformal.error_band(trials, eps, 1 - BAND_LEVEL)
     return int(low), int(high)
 
 

@@ -26,7 +26,7 @@ import functools
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom, binomtest
+from scipy.stats import binomtest
 from threadpoolctl import ThreadpoolController
 
 from .. import conformal, datasets
@@ -710,7 +710,7 @@ def calibration(runs: pd.DataFrame, levels, band: float = 0.99) -> pd.DataFrame:
                 }
             )
     table = pd.DataFrame(rows)
-    low, high = binom.interval(band, table["runs"], table["eps"])
+    low, high = conformal.error_band(table["runs"].to_numpy(), table["eps"].to_numpy(), band)
     table["band_low"], table["band_high"] = low / table["runs"], high / table["runs"]
     return table
 
