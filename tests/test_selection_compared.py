@@ -442,3 +442,53 @@ def test_edge_choices_shares_of_splits():
     assert table.loc["rescaled R-M"].tolist() == [1.0, 0.0, 0.0, 0.5]
     assert table.loc["10-fold CV"].tolist() == [0.0, 1.0, 0.0, 0.5]
     assert table.loc["oracle"].tolist() == [0.5, 0.5, 0.0, 0.0]
+
+
+def test_l2_rescaled_functional_is_constant_in_C_once_every_point_is_a_support_vector():
+    """With every training point a support vector of the hard margin on K + I/C, the margins
+    are all 1: (K + I/C) c + b 1 = y with c = Y alpha, 1'c = 0. Each kernel-PCA axis u_k of
+    H K H (eigenvalue lambda_k; of H (K + I/C) H, lambda_k + 1/C) then has
+    u_k'c = u_k'y / (lambda_k + 1/C), and the rescaled term 4 (lambda_k + 1/C)^2
+    (max_i |U_ik|)^2 (u_k'c)^2 = 4 (max_i |U_ik|)^2 (u_k'y)^2 loses C. Checked against that
+    closed form on three generated problems, at C where all points are support vectors."""
+    from svmtrust.span import rescaled_radius_margin_bound
+
+    for seed in range(3):
+        data = sc.draw_split("pima", 60, 1, np.random.default_rng(seed))
+        X, y = data["X_train"], data["y_train"]
+        K = rbf_kernel(X, gamma=2.0**seed / X.shape[1])
+        H = np.eye(len(y)) - 1.0 / len(y)
+        eigvals, U = np.linalg.eigh(H @ K @ H)
+        U = U[:, eigvals > 1e-10 * eigvals.max()]  # simple eigenvalues on these data
+        closed = float(np.sum(4.0 * np.max(np.abs(U), axis=0) ** 2 * (y @ U) ** 2)) / len(y)
+        values = []
+        for C in (2.0**-8, 2.0**-6, 2.0**-4):
+            sol = fit_l2_svm(K, y, C, solver="libsvm")
+            assert sol.support.size == len(y)
+            values.append(rescaled_radius_margin_bound(l2_kernel(K, C), sol))
+        assert values == pytest.approx([closed] * 3, rel=1e-7)
+
+
+def test_l2_wide_run_repeats_the_common_grid_and_counts_its_limits():
+    """The wider grid holds the common one: its rows there are those of the main protocol;
+    as C -> 0 the radius-margin functional tends to 4 p (1 - p) (1 - 1/n)."""
+    task = sc.tasks("book")[0]
+    from svmtrust.experiments import task_rng
+
+    wide = pd.DataFrame(sc._l2_wide_task(task, task_rng(0, 0)))
+    data = sc.split_data(task[0], task[1], 0, "book")
+    gammas, Cs = sc.grid("book", data["X_train"].shape[1])
+    common = sc._evaluate_grid(data, gammas[:1], Cs)
+    rows = wide[(wide["table"] == "grid") & (wide["gamma"] == gammas[0])]
+    rows = rows.set_index("C").loc[list(Cs)]
+    for column in ("l2_test_error", "l2_span", "l2_radius_margin", "l2_rescaled", "l2_n_sv"):
+        np.testing.assert_allclose(rows[column].to_numpy(), common[column].to_numpy(), rtol=1e-9)
+    y = data["y_train"]
+    p = np.mean(y > 0)
+    smallest = wide[(wide["table"] == "grid") & (wide["C"] == wide["C"].min())]
+    limit = 4 * p * (1 - p) * (1 - 1 / len(y))
+    assert smallest["l2_radius_margin"].to_numpy() == pytest.approx(limit, rel=0.05)
+    table = sc.plateau_choices(wide)
+    assert list(table.index) == [sc.CRITERION_NAMES[c] for c in (*sc.L2_CRITERIA, "oracle")]
+    assert ((table[["tied", "constant"]] >= 0) & (table[["tied", "constant"]] <= 1)).all().all()
+    assert table.loc["oracle", "regret"] == 0.0

@@ -236,3 +236,21 @@ CASES += [
         "results",
     ),
 ]
+CASES += [
+    (M + "l2_wide_run", "scale unknown", lambda: sc.l2_wide_run("huge"), "scale"),
+    (M + "l2_wide_run", "seed negative", lambda: sc.l2_wide_run(seed=-1), "seed"),
+    (M + "l2_wide_run", "n_jobs zero", lambda: sc.l2_wide_run(n_jobs=0), "n_jobs"),
+    (M + "plateau_choices", "results not a table", lambda: sc.plateau_choices("x"), "results"),
+    (
+        M + "plateau_choices",
+        "results of the main run (no wider-grid rows)",
+        lambda: sc.plateau_choices(RESULTS),
+        "results",
+    ),
+    (
+        M + "main",
+        "output in a missing folder, checked before the run",
+        lambda: sc.main(["--output", "/no/such/folder/x.csv"]),
+        "output",
+    ),
+]

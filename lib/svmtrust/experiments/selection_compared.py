@@ -67,7 +67,7 @@ from scipy import stats
 from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
-from .. import datasets, keel
+from .. import datasets, keel, ties
 from ..discrepancy import delta_term, envelope_lower_bound, flipped_labels, represent, soft_loss
 from ..kernels import rbf_kernel
 from ..nonconformity_selection import (
@@ -121,6 +121,9 @@ __all__ = [
     "split_data",
     "tasks",
     "run",
+    "l2_wide_run",
+    "plateau_choices",
+    "main",
     "regret_table",
     "error_table",
     "tracking_table",
@@ -184,6 +187,7 @@ PROTOCOL_NAMES = {
     "grid": "C-SVM, (gamma, C) grid",
     "width": "C-SVM, width alone at the largest C",
     "l2": "L2-SVM, (gamma, C) grid",
+    "l2_wide": "L2-SVM, wider (gamma, C) grid",
 }
 
 #: Criteria with a value at every grid point of the C-SVM (their curve), as grid-row columns.
@@ -196,10 +200,15 @@ CRITERIA = ("span", "radius_margin", "rescaled", "md", "nonconformity", "svm_lin
 L2_CRITERIA = ("span", "radius_margin", "rescaled", "cv10")
 
 #: The criteria of each protocol.
-PROTOCOL_CRITERIA = {"grid": CRITERIA, "width": CRITERIA, "l2": L2_CRITERIA}
+PROTOCOL_CRITERIA = {
+    "grid": CRITERIA,
+    "width": CRITERIA,
+    "l2": L2_CRITERIA,
+    "l2_wide": L2_CRITERIA,
+}
 
 #: The criteria with a curve in each protocol.
-PROTOCOL_CURVES = {"grid": CURVES, "width": CURVES, "l2": L2_CRITERIA}
+PROTOCOL_CURVES = {"grid": CURVES, "width": CURVES, "l2": L2_CRITERIA, "l2_wide": L2_CRITERIA}
 
 #: How the chapter names them.
 CRITERION_NAMES = {
@@ -225,7 +234,8 @@ LADDER_LOW = -2
 
 #: Per scale: the data sets, training-set size (even, as the MD bound needs), splits per data
 #: set, the grid (``gamma = 2^k / d`` for ``k`` in ``log2_gamma_d`` with ``d`` features scaled
-#: to [0, 1]; ``C = 2^c`` for ``c`` in ``log2_C``) and the MD shuffles.
+#: to [0, 1]; ``C = 2^c`` for ``c`` in ``log2_C``), the MD shuffles, and ``l2_wide``, the wider
+#: ``(gamma, C)`` grid of the L2-SVM alone (:func:`l2_wide_run`), which holds the common grid.
 SETTINGS = {
     "book": {
         "datasets": ("breast", "pima", "ionosphere", "heart", "wdbc"),
@@ -234,6 +244,7 @@ SETTINGS = {
         "log2_gamma_d": (-1, 1, 3),
         "log2_C": (-1, 2, 5),
         "shuffles": 2,
+        "l2_wide": {"log2_gamma_d": (-3, -1, 1, 3, 5), "log2_C": (-7, -4, -1, 2, 5, 8)},
     },
     "paper": {
         "datasets": DATASETS,
@@ -242,6 +253,10 @@ SETTINGS = {
         "log2_gamma_d": (-1, 1, 3, 5),
         "log2_C": (-1, 2, 5, 8),
         "shuffles": 3,
+        "l2_wide": {
+            "log2_gamma_d": (-5, -3, -1, 1, 3, 5, 7),
+            "log2_C": (-10, -7, -4, -1, 2, 5, 8, 11),
+        },
     },
 }
 
@@ -754,6 +769,122 @@ def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = Tr
     return pd.DataFrame([row for rows in results for row in rows])
 
 
+# --------------------------------------------------------------------------- the wider L2 grid
+
+
+def _constant_error(y_train, y_test) -> float:
+    """Test error of the constant rule ``sign(n_+ - n_-)`` of the training labels (0 counts as
+    -1): the limit of the L2-SVM's decisions as ``C -> 0`` (or ``gamma -> inf``, on distinct
+    points), where its bias ``b -> (n_+ - n_-) / n`` outgrows the kernel term."""
+    label = 1.0 if np.sum(y_train) > 0 else -1.0
+    return float(np.mean(y_test != label))
+
+
+def _l2_wide_split(data: dict, gammas, Cs) -> tuple[pd.DataFrame, list[dict]]:
+    """The L2-SVM's grid rows (:func:`_l2_point`, ``l2_cv10``) and choice rows on one split."""
+    X, y, X_test, y_test = data["X_train"], data["y_train"], data["X_test"], data["y_test"]
+    rows = []
+    with threadpool_limits(1):
+        for gamma in gammas:
+            K, K_test = rbf_kernel(X, gamma=gamma), rbf_kernel(X_test, X, gamma=gamma)
+            rows += [{"gamma": gamma, "C": C, **_l2_point(K, y, K_test, y_test, C)} for C in Cs]
+        curve = pd.DataFrame(rows)
+        curve["l2_cv10"], t_cv = _timed(_l2_cross_validation, data, gammas, Cs)
+    curve["constant_error"] = _constant_error(y, y_test)
+    choices = _choices(
+        curve["l2_test_error"].to_numpy(),
+        curve,
+        {name: curve[f"l2_{name}"].to_numpy() for name in L2_CRITERIA},
+        {},
+        {},
+        _l2_costs(curve, t_cv),
+        curve["time_l2_train"].mean(),
+    )
+    return curve, [{"protocol": "l2_wide", **row} for row in choices]
+
+
+def _l2_wide_task(task, rng) -> list[dict]:
+    """One split of one data set (drawn as :func:`_task` draws it) on the wider L2-SVM grid."""
+    name, split, cfg = task
+    data = draw_split(name, cfg["n_train"], cfg["shuffles"], rng)
+    curve, picks = _l2_wide_split(data, *_grid(cfg["l2_wide"], data["X_train"].shape[1]))
+    base = {"data": name, "split": split, "n_train": len(data["y_train"])}
+    base["n_test"] = len(data["y_test"])
+    return [{"table": "grid", **base, **row} for row in curve.to_dict("records")] + [
+        {"table": "choice", **base, **row} for row in picks
+    ]
+
+
+def l2_wide_run(
+    scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True
+) -> pd.DataFrame:
+    """The L2-SVM protocol on the wider grid ``SETTINGS[scale]["l2_wide"]``, on :func:`run`'s
+    splits (the same tasks and generators, so split ``i`` of a data set is the same sample).
+
+    The wider grid holds the common one, so its rows at the common grid points repeat the
+    ``l2_*`` columns of :func:`run` (a check of both). Two limits bound what any wider grid can
+    show (the chapter, section "The L2-SVM on a wider grid"): as ``C -> 0`` the L2-SVM tends to
+    the constant rule (:func:`_constant_error`) and its radius-margin functional to
+    ``4 p (1 - p) (1 - 1/n)``, ``p`` the share of positive training labels; and once every
+    training point is a support vector, the rescaled functional no longer depends on ``C``:
+    its minimum is then a tie in exact arithmetic, which :func:`_first_minimum` (``argmin``)
+    leaves to rounding; :func:`plateau_choices` counts such choices.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`run`: ``table == "grid"`` rows (``gamma``, ``C``, the columns of
+        :func:`_l2_point`, ``l2_cv10`` and ``constant_error``) and ``table == "choice"`` rows of
+        the protocol ``"l2_wide"``.
+    """
+    scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
+    results = parallel_map(
+        _l2_wide_task, tasks(scale), seed=seed, n_jobs=n_jobs, desc="splits", progress=progress
+    )
+    return pd.DataFrame([row for rows in results for row in rows])
+
+
+def plateau_choices(results: pd.DataFrame) -> pd.DataFrame:
+    """Where each criterion's choice on the wider L2 grid lands, beyond the grid's edges.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of :func:`l2_wide_run`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per criterion and the oracle (the chapter's names): ``tied`` (share of the
+        splits whose minimum ties, under the tie rule, with the same width's next larger C:
+        a flat stretch of the curve, not a minimum a wider grid could move), ``constant``
+        (share whose choice errs exactly as the constant rule on the test part) and ``regret``
+        (mean over the data sets, as :func:`regret_table`).
+    """
+    rows = _choice_rows(results, "l2_wide", ("gamma", "C", "error"))
+    grid_rows = _rows(results, "grid", ("split", "gamma", "C", "constant_error"))
+    grid_rows = grid_rows.set_index(["data", "split", "gamma", "C"]).sort_index()
+    names = [*L2_CRITERIA, "oracle"]
+    out = {}
+    for name in names:
+        picked = rows[rows["criterion"] == name]
+        tied, constant = [], []
+        for row in picked.itertuples():
+            curve = grid_rows.loc[(row.data, row.split, row.gamma)]
+            column = "l2_test_error" if name == "oracle" else f"l2_{name}"
+            values = curve[column].to_numpy()
+            k = int(np.flatnonzero(curve.index == row.C)[0])
+            same = ties.merged(values)
+            tied.append(k + 1 < len(values) and same[k + 1] == same[k])
+            constant.append(row.error == curve["constant_error"].iloc[0])
+        out[name] = {"tied": float(np.mean(tied)), "constant": float(np.mean(constant))}
+    table = pd.DataFrame(out).T
+    regret = _by_data(results, "l2_wide", "regret").mean(axis=1)
+    table["regret"] = regret.reindex(names).fillna(0.0)
+    table.index = [CRITERION_NAMES[c] for c in table.index]
+    return table
+
+
 # --------------------------------------------------------------------------- tables
 
 
@@ -778,7 +909,7 @@ def _rows(results: pd.DataFrame, table: str, columns: tuple) -> pd.DataFrame:
 
 def _choice_rows(results: pd.DataFrame, protocol: str, columns: tuple = ()) -> pd.DataFrame:
     """The choice rows of one protocol: its criteria and the oracle, no other name."""
-    protocol = check_choice(protocol, "protocol", PROTOCOLS)
+    protocol = check_choice(protocol, "protocol", tuple(PROTOCOL_CRITERIA))
     rows = _rows(results, "choice", ("protocol", "criterion", "split", *columns))
     rows = rows[rows["protocol"] == protocol]
     if rows.empty:
@@ -840,7 +971,7 @@ def tracking_table(results: pd.DataFrame, protocol: str = "grid") -> pd.DataFram
     Columns: the data sets (mean tau over the splits), ``tau`` and ``hit`` (share of splits
     whose choice has the oracle's test error), both the mean over the data sets of their means.
     """
-    curves = list(PROTOCOL_CURVES[check_choice(protocol, "protocol", PROTOCOLS)])
+    curves = list(PROTOCOL_CURVES[check_choice(protocol, "protocol", tuple(PROTOCOL_CURVES))])
     tau = _by_data(results, protocol, "tau").loc[curves]
     hit = _by_data(results, protocol, "hit").loc[curves]
     table = tau.assign(tau=tau.mean(axis=1), hit=hit.mean(axis=1))
@@ -1165,3 +1296,28 @@ def summary(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     tables["Regret by protocol, mean +- se over the data sets"] = protocol_table(results)
     tables["Cost per split, C-SVM grid"] = cost_table(results)
     return tables
+
+
+def main(argv=None) -> int:
+    """``python -m svmtrust.experiments.selection_compared --scale paper --seed 0 --n-jobs 2
+    --output OUT.csv``: the wider L2-SVM grid (:func:`l2_wide_run`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m svmtrust.experiments.selection_compared",
+        description=l2_wide_run.__doc__.splitlines()[0],
+    )
+    parser.add_argument("--scale", default="book")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--output", required=True)
+    args = parser.parse_args(argv)
+    from .__main__ import check_output, write_table  # the command line's; it imports this package
+
+    output = check_output(args.output)  # before the run, not after it
+    write_table(l2_wide_run(args.scale, args.seed, args.n_jobs), output)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
