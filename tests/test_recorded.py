@@ -306,7 +306,9 @@ def test_selection_compared_run_is_paper_scale_and_recomputes():
     grid_rows = rows[rows["table"] == "grid"]
     assert (choice.groupby("data")["split"].nunique() == cfg["splits"]).all()
     assert set(choice["data"]) == set(cfg["datasets"]) and len(cfg["datasets"]) >= 10
-    per_split = sum(len(c) + 1 for c in selection_compared.PROTOCOL_CRITERIA.values())
+    per_split = sum(
+        len(selection_compared.PROTOCOL_CRITERIA[p]) + 1 for p in selection_compared.PROTOCOLS
+    )
     assert (choice.groupby(["data", "split"]).size() == per_split).all()
     n_grid = len(cfg["log2_gamma_d"]) * len(cfg["log2_C"])
     assert (grid_rows.groupby(["data", "split"]).size() == n_grid).all()
