@@ -823,7 +823,7 @@ def l2_wide_run(
 
     The wider grid holds the common one, so its rows at the common grid points repeat the
     ``l2_*`` columns of :func:`run` (a check of both). Two limits bound what any wider grid can
-    show (the chapter, section "The L2-SVM on a wider grid"): as ``C -> 0`` the L2-SVM tends to
+    show (both checked in ``tests/test_selection_compared.py``): as ``C -> 0`` the L2-SVM tends to
     the constant rule (:func:`_constant_error`) and its radius-margin functional to
     ``4 p (1 - p) (1 - 1/n)``, ``p`` the share of positive training labels; and once every
     training point is a support vector, the rescaled functional no longer depends on ``C``:
