@@ -564,8 +564,15 @@ def _evaluate_selectors(data: dict, gammas, Cs) -> dict:
 
 
 def _first_minimum(values) -> int:
-    """Index of the smallest value, the first one on a tie (gamma-major grid order)."""
-    return int(np.argmin(np.asarray(values, dtype=np.float64)))
+    """Index of the smallest value under the tie rule (T) (:func:`svmtrust.ties.smallest`), the
+    first one (gamma-major grid order) of the values tied with it.
+
+    Values equal in exact arithmetic (the rescaled functional of an L2-SVM whose points are all
+    support vectors, the same at every small ``C``) are then one minimum, chosen by its place on
+    the grid and not by rounding.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return int(np.flatnonzero(ties.smallest(values[None, :])[0])[0])
 
 
 def _kendall_tau(values, errors) -> float:
@@ -714,11 +721,17 @@ def _evaluate_split(data: dict, gammas, Cs) -> tuple[pd.DataFrame, list[dict]]:
     return curve, [{"protocol": p, **row} for p in PROTOCOLS for row in rows[p]]
 
 
-def _task(task, rng) -> list[dict]:
-    """One split of one data set: its grid rows then its choice rows."""
+def _split_rows(task, rng, evaluate, grid_key: str | None = None) -> list[dict]:
+    """One split of one data set: its grid rows then its choice rows.
+
+    ``evaluate(data, gammas, Cs)`` returns ``(curve, choices)`` on the grid of the task's
+    settings (of ``settings[grid_key]`` when given); the split is drawn the same way for every
+    ``evaluate``, so one task is one sample whatever is evaluated on it.
+    """
     name, split, cfg = task
     data = draw_split(name, cfg["n_train"], cfg["shuffles"], rng)
-    curve, picks = _evaluate_split(data, *_grid(cfg, data["X_train"].shape[1]))
+    grid_cfg = cfg if grid_key is None else cfg[grid_key]
+    curve, picks = evaluate(data, *_grid(grid_cfg, data["X_train"].shape[1]))
     base = {
         "data": name,
         "split": split,
@@ -728,6 +741,11 @@ def _task(task, rng) -> list[dict]:
     return [{"table": "grid", **base, **row} for row in curve.to_dict("records")] + [
         {"table": "choice", **base, **row} for row in picks
     ]
+
+
+def _task(task, rng) -> list[dict]:
+    """One split of one data set: its grid rows then its choice rows (every protocol)."""
+    return _split_rows(task, rng, _evaluate_split)
 
 
 def tasks(scale: str = "book") -> list[tuple]:
@@ -805,14 +823,7 @@ def _l2_wide_split(data: dict, gammas, Cs) -> tuple[pd.DataFrame, list[dict]]:
 
 def _l2_wide_task(task, rng) -> list[dict]:
     """One split of one data set (drawn as :func:`_task` draws it) on the wider L2-SVM grid."""
-    name, split, cfg = task
-    data = draw_split(name, cfg["n_train"], cfg["shuffles"], rng)
-    curve, picks = _l2_wide_split(data, *_grid(cfg["l2_wide"], data["X_train"].shape[1]))
-    base = {"data": name, "split": split, "n_train": len(data["y_train"])}
-    base["n_test"] = len(data["y_test"])
-    return [{"table": "grid", **base, **row} for row in curve.to_dict("records")] + [
-        {"table": "choice", **base, **row} for row in picks
-    ]
+    return _split_rows(task, rng, _l2_wide_split, "l2_wide")
 
 
 def l2_wide_run(
@@ -827,8 +838,8 @@ def l2_wide_run(
     the constant rule (:func:`_constant_error`) and its radius-margin functional to
     ``4 p (1 - p) (1 - 1/n)``, ``p`` the share of positive training labels; and once every
     training point is a support vector, the rescaled functional no longer depends on ``C``:
-    its minimum is then a tie in exact arithmetic, which :func:`_first_minimum` (``argmin``)
-    leaves to rounding; :func:`plateau_choices` counts such choices.
+    its minimum is then a tie in exact arithmetic, which :func:`_first_minimum` resolves by the
+    tie rule (the smallest such ``C``); :func:`plateau_choices` counts such choices.
 
     Returns
     -------
