@@ -491,4 +491,32 @@ def test_l2_wide_run_repeats_the_common_grid_and_counts_its_limits():
     table = sc.plateau_choices(wide)
     assert list(table.index) == [sc.CRITERION_NAMES[c] for c in (*sc.L2_CRITERIA, "oracle")]
     assert ((table[["tied", "constant"]] >= 0) & (table[["tied", "constant"]] <= 1)).all().all()
-    assert table.loc["oracle", "regret"] == 0.0
+    assert (table["best"] <= table["regret"]).all() and (table["regret"] <= table["worst"]).all()
+    assert (table["points"] >= 1).all()
+    assert table.loc["oracle", ["regret", "best", "worst"]].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_a_curve_flat_up_to_rounding_is_chosen_by_the_grid_not_by_its_bits(monkeypatch):
+    """A criterion equal in exact arithmetic at every grid point, perturbed by rounding-sized
+    noise (argmin would follow the noise): the choice is the first grid point (smallest gamma,
+    smallest C), every point is tied, and plateau_choices bounds the regret of any other
+    choice by the best and worst test error over the grid."""
+    point, noise = sc._l2_point, iter(np.random.default_rng(3).uniform(-1, 1, 1000))
+
+    def flat(*args):
+        return {**point(*args), "l2_rescaled": 0.25 * (1 + 1e-14 * next(noise))}
+
+    monkeypatch.setattr(sc, "_l2_point", flat)
+    from svmtrust.experiments import task_rng
+
+    wide = pd.DataFrame(sc._l2_wide_task(sc.tasks("book")[0], task_rng(0, 0)))
+    grid = wide[wide["table"] == "grid"]
+    assert grid["l2_rescaled"].nunique() > 1  # the bits differ
+    chosen = wide[(wide["table"] == "choice") & (wide["criterion"] == "rescaled")].iloc[0]
+    assert (chosen["gamma"], chosen["C"]) == (grid["gamma"].min(), grid["C"].min())
+    table = sc.plateau_choices(wide)
+    oracle = grid["l2_test_error"].min()
+    assert table.loc["rescaled R-M", "points"] == len(grid)
+    assert table.loc["rescaled R-M", "best"] == 0.0
+    assert table.loc["rescaled R-M", "worst"] == pytest.approx(grid["l2_test_error"].max() - oracle)
+    assert table.loc["rescaled R-M", "tied"] == 1.0

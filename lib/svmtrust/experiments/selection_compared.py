@@ -856,7 +856,12 @@ def l2_wide_run(
 
 
 def plateau_choices(results: pd.DataFrame) -> pd.DataFrame:
-    """Where each criterion's choice on the wider L2 grid lands, beyond the grid's edges.
+    """Where each criterion's choice on the wider L2 grid lands, and what its ties leave open.
+
+    A curve's minimum may be shared, under the tie rule (T), by several grid points (the rescaled
+    functional is the same at every small ``C`` once all points are support vectors); the choice
+    is then the first of them (:func:`_first_minimum`), a convention. The columns ``best`` and
+    ``worst`` bound what any other convention would have earned.
 
     Parameters
     ----------
@@ -867,31 +872,39 @@ def plateau_choices(results: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per criterion and the oracle (the chapter's names): ``tied`` (share of the
-        splits whose minimum ties, under the tie rule, with the same width's next larger C:
-        a flat stretch of the curve, not a minimum a wider grid could move), ``constant``
-        (share whose choice errs exactly as the constant rule on the test part) and ``regret``
-        (mean over the data sets, as :func:`regret_table`).
+        splits whose minimum ties with the same width's next larger C: a flat stretch of the
+        curve, not a minimum a wider grid could move), ``constant`` (share whose choice errs
+        exactly as the constant rule on the test part), ``points`` (mean number of grid points
+        tied at the minimum), and ``regret``, ``best`` and ``worst``: the regret of the choice,
+        of the best and of the worst of the tied points, each the mean over the data sets of
+        their means over the splits (as :func:`regret_table`).
     """
-    rows = _choice_rows(results, "l2_wide", ("gamma", "C", "error"))
-    grid_rows = _rows(results, "grid", ("split", "gamma", "C", "constant_error"))
+    rows = _choice_rows(results, "l2_wide", ("gamma", "C", "error", "oracle_error"))
+    grid_rows = _rows(results, "grid", ("split", "gamma", "C", "l2_test_error", "constant_error"))
     grid_rows = grid_rows.set_index(["data", "split", "gamma", "C"]).sort_index()
-    names = [*L2_CRITERIA, "oracle"]
-    out = {}
-    for name in names:
-        picked = rows[rows["criterion"] == name]
-        tied, constant = [], []
-        for row in picked.itertuples():
-            curve = grid_rows.loc[(row.data, row.split, row.gamma)]
-            column = "l2_test_error" if name == "oracle" else f"l2_{name}"
-            values = curve[column].to_numpy()
-            k = int(np.flatnonzero(curve.index == row.C)[0])
-            same = ties.merged(values)
-            tied.append(k + 1 < len(values) and same[k + 1] == same[k])
-            constant.append(row.error == curve["constant_error"].iloc[0])
-        out[name] = {"tied": float(np.mean(tied)), "constant": float(np.mean(constant))}
-    table = pd.DataFrame(out).T
-    regret = _by_data(results, "l2_wide", "regret").mean(axis=1)
-    table["regret"] = regret.reindex(names).fillna(0.0)
+    per_split = []
+    for row in rows.itertuples():
+        column = "l2_test_error" if row.criterion == "oracle" else f"l2_{row.criterion}"
+        curve = grid_rows.loc[(row.data, row.split)]
+        minima = ties.smallest(curve[[column]].to_numpy().T)[0]
+        errors = curve["l2_test_error"].to_numpy()[minima] - row.oracle_error
+        width = curve.loc[row.gamma]
+        same = ties.merged(width[column].to_numpy())
+        k = int(np.flatnonzero(width.index == row.C)[0])
+        per_split.append(
+            {
+                "data": row.data,
+                "criterion": row.criterion,
+                "tied": float(k + 1 < len(same) and same[k + 1] == same[k]),
+                "constant": float(row.error == width["constant_error"].iloc[0]),
+                "points": float(minima.sum()),
+                "regret": row.error - row.oracle_error,
+                "best": float(errors.min()),
+                "worst": float(errors.max()),
+            }
+        )
+    table = pd.DataFrame(per_split).groupby(["criterion", "data"]).mean().groupby(level=0).mean()
+    table = table.reindex([*L2_CRITERIA, "oracle"])
     table.index = [CRITERION_NAMES[c] for c in table.index]
     return table
 
