@@ -21,7 +21,9 @@ Where that task is too long for a unit test, it is cut without changing its rows
   nonconformity selector's row only (``evaluate_fold(baselines=False)``: the baselines take
   ten times as long and draw nothing it uses);
 - selection_compared: split 0 of every third data set at the first grid point
-  ``(gamma_0, C_0)``;
+  ``(gamma_0, C_0)``; its wider L2-SVM grid (``selection_compared_l2_wide``, recorded by
+  ``python -m svmtrust.experiments.selection_compared --scale paper --seed 0``) the same
+  splits at that grid's first point;
 - tcm_nn: the first task of each data set and split seed: fold 0 (or the one split) at k = 1,
   which gives its TCM-NN, region and k-NN rows;
 - transduction: Table 1's first task, the first 25 test digits of split 0;
@@ -324,6 +326,27 @@ def test_selection_compared_run_is_paper_scale_and_recomputes():
         assert again[column] == pytest.approx(point[column], rel=1e-6)
 
 
+def test_selection_compared_l2_wide_run_is_paper_scale():
+    """Every split of the main run on the whole wider grid, one choice per criterion and the
+    oracle, and each split's common-grid rows those of the main run (the same sample)."""
+    wide, main = _load("selection_compared_l2_wide"), _load("selection_compared")
+    cfg = selection_compared.SETTINGS["paper"]
+    choice, grid_rows = wide[wide["table"] == "choice"], wide[wide["table"] == "grid"]
+    assert set(choice["protocol"]) == {"l2_wide"}
+    per_split = len(selection_compared.PROTOCOL_CRITERIA["l2_wide"]) + 1
+    assert (choice.groupby(["data", "split"]).size() == per_split).all()
+    assert len(choice) == per_split * cfg["splits"] * len(cfg["datasets"])
+    n_wide = len(cfg["l2_wide"]["log2_gamma_d"]) * len(cfg["l2_wide"]["log2_C"])
+    assert (grid_rows.groupby(["data", "split"]).size() == n_wide).all()
+    keys = ["data", "split", "gamma", "C"]
+    common = main[main["table"] == "grid"].merge(grid_rows, on=keys, suffixes=("", "_wide"))
+    assert len(common) == len(main[main["table"] == "grid"])  # the wider grid holds the common
+    for column in ("l2_test_error", "l2_span", "l2_cv10", "l2_n_sv"):
+        assert (common[column] == common[f"{column}_wide"]).all(), column
+    for column in ("l2_radius_margin", "l2_rescaled"):
+        np.testing.assert_allclose(common[column], common[f"{column}_wide"], rtol=1e-9)
+
+
 # --------------------------------------------------------------------------- one check per run
 
 
@@ -467,24 +490,46 @@ def check_nonconformity_selection(load) -> list[str]:
     return problems
 
 
-def check_selection_compared(load) -> list[str]:
-    """Split 0 of every third data set at the first grid point."""
-    rows = load("selection_compared")
+def _check_first_points(rows, first_point, what: str) -> list[str]:
+    """Split 0 of every third data set of selection_compared's tasks: ``first_point(data)``
+    (the rows of the split's first grid point, recomputed) against the recorded grid rows."""
     grid_rows = rows[rows["table"] == "grid"]
     tasks = selection_compared.tasks("paper")
     problems = []
     for name, i in list(_first(tasks, lambda t: t[0]).items())[::STRIDE]:
         split = tasks[i][1]
         data = selection_compared.split_data(name, split, SEED, "paper")  # task_rng(SEED, i)
-        gammas, Cs = selection_compared.grid("paper", data["X_train"].shape[1])
         with threadpool_limits(1):  # as the run's tasks
-            again = selection_compared._evaluate_grid(data, gammas[:1], Cs[:1])
-        again = again.drop(columns=["gamma", "C"])
-        again = again.assign(data=name, split=split)
+            again = first_point(data)
+        again = again.drop(columns=["gamma", "C"]).assign(data=name, split=split)
         stored = grid_rows[(grid_rows["data"] == name) & (grid_rows["split"] == split)]
         stored = stored.iloc[:1].drop(columns=["gamma", "C"])  # the grid is gamma-major
-        problems += _compare(again, stored, ("data", "split"), f"selection_compared {name}")
+        problems += _compare(again, stored, ("data", "split"), f"{what} {name}")
     return problems
+
+
+def check_selection_compared(load) -> list[str]:
+    """Split 0 of every third data set at the first grid point."""
+
+    def first_point(data):
+        gammas, Cs = selection_compared.grid("paper", data["X_train"].shape[1])
+        return selection_compared._evaluate_grid(data, gammas[:1], Cs[:1])
+
+    return _check_first_points(load("selection_compared"), first_point, "selection_compared")
+
+
+def check_selection_compared_l2_wide(load) -> list[str]:
+    """The wider L2-SVM grid: split 0 of every third data set at its first point, the smallest
+    gamma and C (where the radius-margin functional nears its limit and the rescaled one is
+    flat in C), with its cross-validation at that point alone."""
+
+    def first_point(data):
+        wide = selection_compared.SETTINGS["paper"]["l2_wide"]
+        gammas, Cs = selection_compared._grid(wide, data["X_train"].shape[1])
+        return selection_compared._l2_wide_split(data, gammas[:1], Cs[:1])[0]
+
+    rows = load("selection_compared_l2_wide")
+    return _check_first_points(rows, first_point, "selection_compared_l2_wide")
 
 
 #: The p-values of confidence_compared, rounded to six decimals by the run: compared exactly
@@ -520,6 +565,7 @@ CHECKS = {
     "discrepancy_certified": check_discrepancy_certified,
     "nonconformity_selection": check_nonconformity_selection,
     "selection_compared": check_selection_compared,
+    "selection_compared_l2_wide": check_selection_compared_l2_wide,
     "confidence_compared": check_confidence_compared,
 }
 
@@ -579,6 +625,7 @@ FEATURE_SOURCES = {
     "discrepancy_certified": ((datasets, "load", None),),
     "nonconformity_selection": ((nonconformity_selection, "load", None),),
     "selection_compared": ((selection_compared, "load", None),),
+    "selection_compared_l2_wide": ((selection_compared, "load", None),),
     "confidence_compared": ((confidence_compared, "load", None),),
 }
 

@@ -485,6 +485,7 @@ def test_l2_wide_run_repeats_the_common_grid_and_counts_its_limits():
         np.testing.assert_allclose(rows[column].to_numpy(), common[column].to_numpy(), rtol=1e-9)
     y = data["y_train"]
     p = np.mean(y > 0)
+    assert (wide.loc[wide["table"] == "grid", "positive_share"] == p).all()
     smallest = wide[(wide["table"] == "grid") & (wide["C"] == wide["C"].min())]
     limit = 4 * p * (1 - p) * (1 - 1 / len(y))
     assert smallest["l2_radius_margin"].to_numpy() == pytest.approx(limit, rel=0.05)

@@ -809,6 +809,7 @@ def _l2_wide_split(data: dict, gammas, Cs) -> tuple[pd.DataFrame, list[dict]]:
         curve = pd.DataFrame(rows)
         curve["l2_cv10"], t_cv = _timed(_l2_cross_validation, data, gammas, Cs)
     curve["constant_error"] = _constant_error(y, y_test)
+    curve["positive_share"] = float(np.mean(y > 0))
     choices = _choices(
         curve["l2_test_error"].to_numpy(),
         curve,
@@ -845,8 +846,9 @@ def l2_wide_run(
     -------
     pandas.DataFrame
         As :func:`run`: ``table == "grid"`` rows (``gamma``, ``C``, the columns of
-        :func:`_l2_point`, ``l2_cv10`` and ``constant_error``) and ``table == "choice"`` rows of
-        the protocol ``"l2_wide"``.
+        :func:`_l2_point`, ``l2_cv10``, ``constant_error`` and ``positive_share``, the share
+        ``p`` of positive training labels) and ``table == "choice"`` rows of the protocol
+        ``"l2_wide"``.
     """
     scale, seed, n_jobs = check_scale(scale), check_seed(seed), check_n_jobs(n_jobs)
     results = parallel_map(
