@@ -67,6 +67,7 @@ __all__ = [
     "radius_squared",
     "radius_margin_bound",
     "rescaled_radius_margin_bound",
+    "l2_rescaled_radius_margin_bound",
     "linear_rescaled_bound",
     "span_bound",
     "jaakkola_haussler_errors",
@@ -1262,20 +1263,21 @@ def _edge(coords, box) -> float:
     return float(np.sqrt(max(distances.max(), 0.0)))
 
 
-def _rescaled_norm(coords, coef_axes, eigvals, box):
+def _rescaled_norm(coords, coef_axes, spaces, box):
     """``sum_k mu_k^2 (w . u_k)^2`` with ``mu_k`` the edge of the enclosing box on axis ``k``.
 
-    ``coords`` are centred coordinates on the axes ``u_k`` (eigenvectors, eigenvalues
-    ``eigvals`` ascending); ``box="origin"`` takes ``mu_k = 2 max_i |coords_ik|`` (the paper's box
-    centred at the origin), ``box="range"`` ``max_i - min_i``. An eigenspace of several axes
-    (:func:`_eigenspaces`) has no preferred axes: it is rescaled as a whole by the longest edge
-    along any of its directions (:func:`_edge`), which is the paper's edge when the eigenvalue is
-    simple and otherwise the largest value any orthonormal basis of the eigenspace can give.
+    ``coords`` are centred coordinates on the axes ``u_k`` (eigenvectors), ``spaces`` the axes
+    of each eigenspace (:func:`_eigenspaces`); ``box="origin"`` takes
+    ``mu_k = 2 max_i |coords_ik|`` (the paper's box centred at the origin), ``box="range"``
+    ``max_i - min_i``. An eigenspace of several axes has no preferred axes: it is rescaled as a
+    whole by the longest edge along any of its directions (:func:`_edge`), which is the paper's
+    edge when the eigenvalue is simple and otherwise the largest value any orthonormal basis of
+    the eigenspace can give.
     """
     return float(
         sum(
             _edge(coords[:, axes], box) ** 2 * float(np.sum(coef_axes[axes] ** 2))
-            for axes in _eigenspaces(eigvals, coords.shape[0])
+            for axes in spaces
         )
     )
 
@@ -1331,8 +1333,64 @@ def _rescaled_radius_margin_bound(K, sol, box, kpca=None) -> float:
     """:func:`rescaled_radius_margin_bound` of checked arguments; ``kpca``: :func:`_kernel_pca`
     of ``K`` when the caller has it (both boxes, every ``C``)."""
     eigvals, U = _kernel_pca(K) if kpca is None else kpca
-    root = np.sqrt(eigvals)
-    return _rescaled_norm(U * root, root * (sol.coef @ U), eigvals, box) / K.shape[0]
+    root, spaces = np.sqrt(eigvals), _eigenspaces(eigvals, K.shape[0])
+    return _rescaled_norm(U * root, root * (sol.coef @ U), spaces, box) / K.shape[0]
+
+
+def _centred_spectrum(K):
+    """Every eigenvalue (ascending, none dropped) and unit eigenvector of the centred Gram matrix
+    ``H K H`` on the complement of the all-ones vector, where the centred data live.
+
+    The Householder reflection that swaps ``1 / sqrt(n)`` and ``e_1`` is symmetric and
+    orthogonal; its other ``n - 1`` columns ``Q`` are an orthonormal basis of that complement,
+    and ``Q^T K Q`` is ``H K H`` written in it (``H Q = Q``).
+    """
+    n = K.shape[0]
+    v = np.full(n, 1.0 / np.sqrt(n))
+    v[0] -= 1.0
+    Q = np.eye(n)[:, 1:] - np.outer(v, v[1:]) * (2.0 / float(v @ v))
+    M = Q.T @ K @ Q
+    eigvals, V = np.linalg.eigh((M + M.T) / 2.0)
+    return np.maximum(eigvals, 0.0), Q @ V  # K is PSD: a negative eigenvalue is rounding
+
+
+def l2_rescaled_radius_margin_bound(K, sol, C, box="origin") -> float:
+    """The rescaled functional of the L2-SVM: :func:`rescaled_radius_margin_bound` on
+    ``K + I / C`` (:func:`l2_kernel`), its kernel PCA taken from that of ``K``.
+
+    On the complement of the all-ones vector, where the centred data live,
+    ``H (K + I / C) H = H K H + H / C`` has the eigenvectors of ``H K H`` and the eigenvalues
+    ``lambda_k + 1 / C`` (:func:`_centred_spectrum`, all ``n - 1`` kept: none is zero). Computed
+    from ``K``, the axes and the eigenspaces they are grouped in (:func:`_eigenspaces` of the
+    ``lambda_k``, at the rounding of ``K``'s decomposition) are the same at every ``C``: the
+    value depends on ``C`` through the machine alone, as in exact arithmetic. Decomposing
+    ``K + I / C`` itself groups eigenvalues at a rounding level that grows with ``1 / C`` and
+    rotates the axes of clustered small eigenvalues with ``C``: where every training point is a
+    support vector, so that the value is the same for every ``C`` (the selection_compared chapter
+    proves it), that route moved it by up to 2.7e-6 relative between grid points.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        The Gram matrix of the L2-SVM's kernel, without the ``I / C``.
+    sol : SVMSolution
+        From :func:`fit_l2_svm` ``(K, y, C)``.
+    C : float
+        Positive and finite.
+    box : {"origin", "range"}
+
+    Returns
+    -------
+    float
+    """
+    K_l2, C = l2_kernel(K, C), check_positive(C, "C")
+    check_solution(sol, K_l2.shape[0], K=K_l2)
+    box = check_choice(box, "box", BOXES)
+    K = np.asarray(K, dtype=float)
+    lambdas, U = _centred_spectrum(K)
+    root = np.sqrt(lambdas + 1.0 / C)
+    coef_axes = root * (sol.coef @ U)
+    return _rescaled_norm(U * root, coef_axes, _eigenspaces(lambdas, K.shape[0]), box) / len(K)
 
 
 def linear_rescaled_bound(X, sol, box="origin") -> float:
@@ -1360,7 +1418,8 @@ def linear_rescaled_bound(X, sol, box="origin") -> float:
     box = check_choice(box, "box", BOXES)
     centred = X - X.mean(axis=0)
     eigvals, u = qp.psd_eigh(centred.T @ centred, n=X.shape[0])
-    return _rescaled_norm(centred @ u, (sol.coef @ X) @ u, eigvals, box) / X.shape[0]
+    spaces = _eigenspaces(eigvals, X.shape[0])
+    return _rescaled_norm(centred @ u, (sol.coef @ X) @ u, spaces, box) / X.shape[0]
 
 
 # ----------------------------------------------------------------------------- other estimates

@@ -242,6 +242,12 @@ CASES += [
     (M + "l2_wide_run", "n_jobs zero", lambda: sc.l2_wide_run(n_jobs=0), "n_jobs"),
     (M + "plateau_choices", "results not a table", lambda: sc.plateau_choices("x"), "results"),
     (
+        M + "protocol_table",
+        "protocols naming an unknown protocol",
+        lambda: sc.protocol_table(RESULTS, ("grid", "l3")),
+        "protocols",
+    ),
+    (
         M + "plateau_choices",
         "results of the main run (no wider-grid rows)",
         lambda: sc.plateau_choices(RESULTS),

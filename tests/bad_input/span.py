@@ -12,6 +12,7 @@ OTHER_C = fit_svm(K, Y, C=10.0)
 FLIPPED = fit_svm(K, -Y, C=1.0)
 #: Trained on a wider RBF kernel of the same points (issue 22: spans 1.11 and NaN were returned).
 OTHER_KERNEL = fit_svm(rbf_kernel(X, gamma=0.5), Y, C=1.0)
+L2_SOL = span.fit_l2_svm(K, Y, 1.0)
 
 #: Every function taking ``(K, sol)``: each must refuse a kernel that is not PSD, not
 #: symmetric, or a ``sol`` that is not an SVMSolution of the right size.
@@ -150,6 +151,36 @@ CASES = [
         M + "rescaled_radius_margin_bound",
         "box unknown",
         lambda: span.rescaled_radius_margin_bound(K, SOL, box="cube"),
+        "box",
+    ),
+    (
+        M + "l2_rescaled_radius_margin_bound",
+        "C zero",
+        lambda: span.l2_rescaled_radius_margin_bound(K, L2_SOL, 0.0),
+        "C",
+    ),
+    (
+        M + "l2_rescaled_radius_margin_bound",
+        "K NaN",
+        lambda: span.l2_rescaled_radius_margin_bound(nan(K), L2_SOL, 1.0),
+        "K",
+    ),
+    (
+        M + "l2_rescaled_radius_margin_bound",
+        "sol of another C (its dual value is not that of K + I / C)",
+        lambda: span.l2_rescaled_radius_margin_bound(K, L2_SOL, 4.0),
+        "sol",
+    ),
+    (
+        M + "l2_rescaled_radius_margin_bound",
+        "sol not a solution",
+        lambda: span.l2_rescaled_radius_margin_bound(K, {"alpha": 1}, 1.0),
+        "sol",
+    ),
+    (
+        M + "l2_rescaled_radius_margin_bound",
+        "box unknown",
+        lambda: span.l2_rescaled_radius_margin_bound(K, L2_SOL, 1.0, box="cube"),
         "box",
     ),
     (M + "linear_rescaled_bound", "X NaN", lambda: span.linear_rescaled_bound(nan(X), HARD), "X"),

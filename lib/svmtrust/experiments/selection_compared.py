@@ -78,6 +78,7 @@ from ..nonconformity_selection import (
 from ..span import (
     fit_l2_svm,
     l2_kernel,
+    l2_rescaled_radius_margin_bound,
     leave_one_out,
     radius_squared,
     rescaled_radius_margin_bound,
@@ -462,13 +463,14 @@ def _l2_point(K, y, K_test, y_test, C) -> dict:
 
     The radius-margin functional is ``R~^2 ||w~||^2 / l`` with ``R~^2`` the radius QP of
     ``K + I / C`` (:func:`svmtrust.span.radius_squared`, one QP per grid point), the span rule
-    and the rescaled functional those of the hard-margin machine on ``K + I / C``.
+    and the rescaled functional those of the hard-margin machine on ``K + I / C`` (the latter
+    with the kernel PCA of ``K``, :func:`svmtrust.span.l2_rescaled_radius_margin_bound`).
     """
     K_l2 = l2_kernel(K, C)
     sol, t_train = _timed(lambda: fit_l2_svm(K, y, C, solver="libsvm"))
     span, t_span = _timed(lambda: span_rule_loo(K_l2, sol))
     R2, t_radius = _timed(radius_squared, K_l2)
-    rescaled, t_rescaled = _timed(lambda: rescaled_radius_margin_bound(K_l2, sol))
+    rescaled, t_rescaled = _timed(lambda: l2_rescaled_radius_margin_bound(K, sol, C))
     return {
         "l2_test_error": _test_error(sol.decision_function(K_test), y_test),
         "l2_span": span,
@@ -1019,7 +1021,7 @@ def error_matrix(results: pd.DataFrame, protocol: str = "grid", blocks: str = "d
     Parameters
     ----------
     results : pandas.DataFrame
-    protocol : {"grid", "width", "l2"}
+    protocol : {"grid", "width", "l2", "l2_wide"}
     blocks : {"data", "split"}
         ``"data"``: one block per data set, the mean test error over its splits (Demsar 2006:
         the splits of one data set are not independent); ``"split"``: one block per data set
@@ -1137,14 +1139,22 @@ def cd_groups(ranks: pd.Series, cd: float) -> list[tuple[str, ...]]:
     return [tuple(names[i:j]) for i, j in groups]
 
 
-def protocol_table(results: pd.DataFrame) -> pd.DataFrame:
+def protocol_table(results: pd.DataFrame, protocols: tuple = PROTOCOLS) -> pd.DataFrame:
     """Pooled regret ``mean +- se`` over the data sets of each criterion under each protocol.
 
     The last row, ``oracle test error``, is the mean over the data sets of each protocol's
     oracle test error, so the protocols' best single models can be compared too.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of :func:`run` (or one with the rows of :func:`l2_wide_run` too).
+    protocols : tuple of str
+        Keys of :data:`PROTOCOL_NAMES`, one column each, in this order.
     """
+    protocols = [check_choice(p, "protocols", tuple(PROTOCOL_CRITERIA)) for p in protocols]
     columns = {}
-    for protocol in PROTOCOLS:
+    for protocol in protocols:
         regret = regret_table(results, protocol)
         text = regret["all"].map(lambda m: f"{m:.3f}") + regret["se"].map(lambda s: f" +- {s:.3f}")
         oracle = _by_data(results, protocol, "oracle_error").loc["oracle"]
