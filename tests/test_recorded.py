@@ -343,8 +343,13 @@ def test_selection_compared_l2_wide_run_is_paper_scale():
     assert len(common) == len(main[main["table"] == "grid"])  # the wider grid holds the common
     for column in ("l2_test_error", "l2_span", "l2_cv10", "l2_n_sv"):
         assert (common[column] == common[f"{column}_wide"]).all(), column
-    for column in ("l2_radius_margin", "l2_rescaled"):
-        np.testing.assert_allclose(common[column], common[f"{column}_wide"], rtol=1e-9)
+    # each run computes its own Gram matrices (another call of rbf_kernel, other rounding): the
+    # radius-margin functional moves by 1e-13, the rescaled one, whose box edges rest on the axes
+    # of clustered small eigenvalues, by up to 8.4e-8 (Bupa, Pima, SA heart, Australian)
+    np.testing.assert_allclose(
+        common["l2_radius_margin"], common["l2_radius_margin_wide"], rtol=1e-11
+    )
+    np.testing.assert_allclose(common["l2_rescaled"], common["l2_rescaled_wide"], rtol=1e-6)
 
 
 # --------------------------------------------------------------------------- one check per run

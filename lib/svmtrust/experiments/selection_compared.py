@@ -836,7 +836,10 @@ def l2_wide_run(
     splits (the same tasks and generators, so split ``i`` of a data set is the same sample).
 
     The wider grid holds the common one, so its rows at the common grid points repeat the
-    ``l2_*`` columns of :func:`run` (a check of both). Two limits bound what any wider grid can
+    ``l2_*`` columns of :func:`run` (a check of both): the counts exactly, the functionals to
+    the rounding of another call of the kernel (on the recorded paper-scale runs 1e-13 for the
+    radius-margin functional, 8.4e-8 for the rescaled one, whose box edges rest on the axes of
+    clustered small eigenvalues). Two limits bound what any wider grid can
     show (both checked in ``tests/test_selection_compared.py``): as ``C -> 0`` the L2-SVM tends to
     the constant rule (:func:`_constant_error`) and its radius-margin functional to
     ``4 p (1 - p) (1 - 1/n)``, ``p`` the share of positive training labels; and once every
