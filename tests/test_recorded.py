@@ -495,9 +495,17 @@ def check_nonconformity_selection(load) -> list[str]:
     return problems
 
 
-def _check_first_points(rows, first_point, what: str) -> list[str]:
+#: The rescaled functional at the wider grid's first point (the smallest width, gamma d =
+#: 2^-9) rests on the axes of clustered eigenvalues of H K H near rounding, which the data fix
+#: only to a few parts in 1e4: with the columns permuted Australian's moves by 1.2e-6, and the
+#: chapter measures moves up to 2.2e-4 near the curves' minima (its choices stay the same).
+L2_WIDE_RTOL = {"l2_rescaled": 1e-3}
+
+
+def _check_first_points(rows, first_point, what: str, rtol=None) -> list[str]:
     """Split 0 of every third data set of selection_compared's tasks: ``first_point(data)``
-    (the rows of the split's first grid point, recomputed) against the recorded grid rows."""
+    (the rows of the split's first grid point, recomputed) against the recorded grid rows,
+    ``rtol`` as :func:`_compare`'s."""
     grid_rows = rows[rows["table"] == "grid"]
     tasks = selection_compared.tasks("paper")
     problems = []
@@ -509,7 +517,7 @@ def _check_first_points(rows, first_point, what: str) -> list[str]:
         again = again.drop(columns=["gamma", "C"]).assign(data=name, split=split)
         stored = grid_rows[(grid_rows["data"] == name) & (grid_rows["split"] == split)]
         stored = stored.iloc[:1].drop(columns=["gamma", "C"])  # the grid is gamma-major
-        problems += _compare(again, stored, ("data", "split"), f"{what} {name}")
+        problems += _compare(again, stored, ("data", "split"), f"{what} {name}", rtol)
     return problems
 
 
@@ -534,7 +542,7 @@ def check_selection_compared_l2_wide(load) -> list[str]:
         return selection_compared._l2_wide_split(data, gammas[:1], Cs[:1])[0]
 
     rows = load("selection_compared_l2_wide")
-    return _check_first_points(rows, first_point, "selection_compared_l2_wide")
+    return _check_first_points(rows, first_point, "selection_compared_l2_wide", L2_WIDE_RTOL)
 
 
 #: The p-values of confidence_compared, rounded to six decimals by the run: compared exactly
