@@ -5,8 +5,9 @@ its own, so no import can close a circle):
 
 0. ``validation`` (argument checks), ``ties`` (the one tie rule) and ``keel`` (reading KEEL
    tables);
-1. ``kernels``, ``qp``, ``conformal``, ``pipeline``, ``datasets``, ``multiplicity``, ``memory``
-   and ``progress``: the tools every method or comparison uses;
+1. ``kernels``, ``qp``, ``conformal``, ``venn_abers``, ``pipeline``, ``datasets``,
+   ``multiplicity``, ``memory`` and ``progress``: the tools every method or comparison uses
+   (``conformal`` and ``venn_abers`` turn any scores into p-values and probabilities);
 2. ``optimal_face`` (the QP's optimal face) and ``efficiency`` (measures of prediction regions);
 3. ``certificate``: what makes an SVM's answer an optimum, judged from the problem alone;
 4. ``svm``: the SVM dual, solved exactly and made canonical;
@@ -33,6 +34,7 @@ FLOORS = {
     "kernels": 1,
     "qp": 1,
     "conformal": 1,
+    "venn_abers": 1,
     "pipeline": 1,
     "datasets": 1,
     "multiplicity": 1,

@@ -1,0 +1,217 @@
+"""Inductive Venn-ABERS predictors: two probabilities, one of them calibrated.
+
+A Venn predictor (Vovk, Gammerman & Shafer 2005, ch. 6) splits the examples into categories and
+predicts, for a new object, the frequency of label 1 in its category, once for each label the
+object could have. Venn-ABERS predictors (Vovk & Petej 2014) take the categories from isotonic
+regression of the labels on a classifier's scores: for a test score ``s`` and a hypothetical
+label ``y``, fit the non-decreasing function of the score to the calibration pairs together with
+``(s, y)`` (the pool-adjacent-violators algorithm, tied scores one point), and read its value at
+``s``. With ``y = 0`` this is ``p0``, with ``y = 1`` it is ``p1``, and ``p0 <= p1``. On
+exchangeable data the pair contains, in the papers' sense, a calibrated probability: the one of
+the true label (Vovk & Petej 2014; Vovk, Gammerman & Shafer 2005, ch. 6). No single number is
+guaranteed calibrated; the merges :func:`log_loss_merge` and :func:`brier_merge` are the
+minimax choices of one probability under each loss (the log-loss merge is Vovk, Petej &
+Fedorova's 2015; both are derived in their docstrings).
+
+The inductive predictor reads one calibration set. Its fitted value at the new point depends only
+on where the new score falls among the distinct calibration scores and on its label, so the
+``2 (G + 1)`` values, for ``G`` distinct calibration scores, are computed once
+(:func:`calibration_table`) and each test score is located by a binary search. A test score
+equal to a calibration score is pooled with it: label 0 pooled with the group gives the value of
+label 0 just above the group, label 1 the value just below (the violator is pooled either way).
+Scores are compared by the library's tie rule (:mod:`svmtrust.ties`): values equal in exact
+arithmetic are equal here whatever their last bits.
+
+The table costs ``2 (G + 1)`` isotonic fits, ``O(G^2)`` in all; Vovk, Petej & Fedorova (2015)
+give an ``O(G log G)`` construction of the same table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.isotonic import isotonic_regression
+
+from . import ties
+from .validation import check_array
+
+__all__ = [
+    "calibration_table",
+    "venn_abers_pairs",
+    "log_loss_merge",
+    "brier_merge",
+    "cross_merge",
+]
+
+
+def _check_labels(labels, n: int) -> np.ndarray:
+    """Labels as floats in {0, 1}, ``n`` of them, or ``ValueError`` naming ``cal_labels``."""
+    array = check_array(labels, "cal_labels", ndim=1)
+    if array.shape != (n,):
+        raise ValueError(f"cal_labels: expected {n} labels, got shape {array.shape}")
+    if not np.all((array == 0) | (array == 1)):
+        raise ValueError("cal_labels: expected labels 0 and 1")
+    return array.astype(float)
+
+
+def calibration_table(cal_scores, cal_labels, tie_tol: float = ties.TIE_TOL) -> dict:
+    """The inductive Venn-ABERS predictor of a calibration set, for any test score.
+
+    Parameters
+    ----------
+    cal_scores : array_like of shape (k,)
+        The classifier's scores of the calibration examples (larger: more likely label 1).
+    cal_labels : array_like of shape (k,)
+        Their labels, 0 or 1.
+    tie_tol : float
+        The tie rule's tolerance (:func:`svmtrust.ties.merged`).
+
+    Returns
+    -------
+    dict
+        ``scores`` (the calibration scores, merged by the tie rule), ``levels`` (the ``G``
+        distinct merged scores, ascending), ``counts`` (calibration scores at each level),
+        ``p0`` and ``p1`` (arrays of ``G + 1``: entry ``t`` is the value for a test score above
+        exactly ``t`` of the levels and equal to none).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: scores not finite or fewer than one, labels not 0 or 1.
+    """
+    scores = check_array(cal_scores, "cal_scores", ndim=1)
+    if scores.size == 0:
+        raise ValueError("cal_scores: expected at least one calibration score")
+    labels = _check_labels(cal_labels, scores.size)
+    merged = ties.merged(scores, ties.check_tie_tol(tie_tol))
+    levels, group = np.unique(merged, return_inverse=True)
+    weights = np.bincount(group).astype(float)
+    means = np.bincount(group, weights=labels) / weights
+    table = {"scores": merged, "levels": levels, "counts": weights.astype(int)}
+    for name, label in (("p0", 0.0), ("p1", 1.0)):
+        table[name] = np.array(
+            [_value_at(means, weights, t, label) for t in range(levels.size + 1)]
+        )
+    return table
+
+
+def _value_at(means, weights, t: int, label: float) -> float:
+    """The isotonic fit's value at a new point of label ``label`` placed after the first ``t``
+    groups (means ``means``, weights ``weights``)."""
+    y = np.insert(means, t, label)
+    w = np.insert(weights, t, 1.0)
+    return float(isotonic_regression(y, sample_weight=w, increasing=True)[t])
+
+
+def venn_abers_pairs(cal_scores, cal_labels, test_scores, tie_tol: float = ties.TIE_TOL):
+    """``(p0, p1)`` of the inductive Venn-ABERS predictor for every test score.
+
+    Parameters
+    ----------
+    cal_scores, cal_labels, tie_tol
+        As :func:`calibration_table`.
+    test_scores : array_like of shape (m,)
+
+    Returns
+    -------
+    p0, p1 : ndarray of shape (m,)
+        ``p0 <= p1``; the isotonic fits' values at each test score with label 0 and with label 1.
+
+    Notes
+    -----
+    Each test score is ranked in its own bag, the calibration scores and itself, by the tie rule
+    (:func:`svmtrust.ties.bag_counts`): tied with one calibration group, it is pooled with that
+    group. Two cases read the bag directly instead of the table, with the same result as the
+    definition: a test score the rule ties with more than one calibration group (two groups
+    less than twice the tolerance apart, bridged by it), and one larger in magnitude than every
+    calibration score (it sets the bag's tolerance, which might then merge calibration groups).
+    """
+    table = calibration_table(cal_scores, cal_labels, tie_tol)
+    test = check_array(test_scores, "test_scores", ndim=1)
+    greater, tied = ties.bag_counts(table["scores"], test, tie_tol)
+    edges = np.r_[0, np.cumsum(table["counts"])]  # calibration scores below each level
+    gap = np.searchsorted(edges, table["scores"].size - greater - tied)  # levels below
+    spans = np.searchsorted(edges, table["scores"].size - greater) - gap  # levels tied with it
+    direct = (spans > 1) | (np.abs(test) > np.max(np.abs(table["scores"])))
+    p1 = table["p1"][gap].copy()
+    p0 = np.where(
+        spans == 1, table["p0"][np.minimum(gap + 1, table["levels"].size)], table["p0"][gap]
+    )
+    for j in np.flatnonzero(direct):
+        p0[j], p1[j] = _pair_in_bag(cal_scores, cal_labels, test[j], tie_tol)
+    return p0, p1
+
+
+def _pair_in_bag(cal_scores, cal_labels, score: float, tie_tol: float):
+    """``(p0, p1)`` of one test score from its bag, by the definition."""
+    scores = np.r_[np.asarray(cal_scores, dtype=float), score]
+    levels, group = np.unique(ties.merged(scores, tie_tol), return_inverse=True)
+    weights = np.bincount(group).astype(float)
+    pair = []
+    for label in (0.0, 1.0):
+        labels = np.r_[np.asarray(cal_labels, dtype=float), label]
+        means = np.bincount(group, weights=labels) / weights
+        pair.append(float(isotonic_regression(means, sample_weight=weights)[group[-1]]))
+    return tuple(pair)
+
+
+def _check_pair(p0, p1):
+    """``p0`` and ``p1`` as float arrays of one shape in ``[0, 1]`` with ``p0 <= p1``."""
+    arrays = []
+    for name, value in (("p0", p0), ("p1", p1)):
+        try:
+            array = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: expected numbers, got {value!r}") from None
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"{name}: expected finite numbers")
+        arrays.append(array)
+    p0, p1 = arrays
+    if p0.shape != p1.shape:
+        raise ValueError(f"p1: expected the shape of p0 {p0.shape}, got {p1.shape}")
+    if np.any((p0 < 0) | (p1 > 1) | (p0 > p1)):
+        raise ValueError("p0: expected 0 <= p0 <= p1 <= 1")
+    return p0, p1
+
+
+def log_loss_merge(p0, p1) -> np.ndarray:
+    """``p1 / (1 - p0 + p1)``: the probability whose larger log-loss regret against ``p0``
+    (outcome 0) and ``p1`` (outcome 1) is smallest (Vovk, Petej & Fedorova 2015).
+
+    The regrets are ``log((1 - p0) / (1 - p))`` and ``log(p1 / p)``; they are equal, and the
+    larger of them smallest, where ``(1 - p) / (1 - p0) = p / p1``.
+    """
+    p0, p1 = _check_pair(p0, p1)
+    return p1 / (1.0 - p0 + p1)
+
+
+def brier_merge(p0, p1) -> np.ndarray:
+    """``p1 + (p0^2 - p1^2) / 2``: the probability whose larger Brier regret is smallest.
+
+    Under outcome 0 the regret against ``p0`` is ``p^2 - p0^2``, under outcome 1 against ``p1``
+    it is ``(1 - p)^2 - (1 - p1)^2``; the first grows with ``p`` and the second falls, so the
+    larger is smallest where they are equal, ``2 p = 1 - (1 - p1)^2 + p0^2``.
+    """
+    p0, p1 = _check_pair(p0, p1)
+    return p1 + (p0**2 - p1**2) / 2.0
+
+
+def cross_merge(p0, p1) -> np.ndarray:
+    """The cross Venn-ABERS probability from the pairs of ``K`` folds (rows): ``GM(p1) /
+    (GM(1 - p0) + GM(p1))``, with ``GM`` the geometric mean over the folds (Vovk, Petej &
+    Fedorova 2015), the log-loss merge of the folds' pairs.
+
+    Parameters
+    ----------
+    p0, p1 : array_like of shape (K, m)
+
+    Returns
+    -------
+    ndarray of shape (m,)
+    """
+    p0, p1 = _check_pair(p0, p1)
+    if p0.ndim != 2:
+        raise ValueError(f"p0: expected one row per fold, shape (K, m), got shape {p0.shape}")
+    with np.errstate(divide="ignore"):
+        gm1 = np.exp(np.mean(np.log(p1), axis=0))
+        gm0 = np.exp(np.mean(np.log1p(-p0), axis=0))
+    return gm1 / (gm0 + gm1)
