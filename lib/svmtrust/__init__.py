@@ -20,6 +20,8 @@ One module per idea:
   p-value is the same on every processor, in every batch and in every order of the rows.
 - :mod:`~svmtrust.conformal`: p-values (smoothed or not: every confidence machine takes
   ``smoothing=True``), prediction regions, confidence and credibility.
+- :mod:`~svmtrust.venn_abers`: inductive Venn-ABERS probabilities of any scores (Vovk & Petej
+  2014), a pair one of which is calibrated, and its merges into one probability.
 - :mod:`~svmtrust.pipeline`: preprocessing in front of a confidence machine, its p-values,
   regions and credibility still in reach.
 - :mod:`~svmtrust.transduction`: Saunders, Gammerman & Vovk 1999, transductive SVM p-values,
