@@ -500,6 +500,28 @@ def test_l2_wide_run_repeats_the_common_grid_and_counts_its_limits():
     assert table.loc["oracle", ["regret", "best", "worst"]].tolist() == [0.0, 0.0, 0.0]
 
 
+def test_subgrid_regret_remakes_the_choices_on_a_smaller_grid():
+    """On the whole wider grid the choices made again give regret_table's pooled regret; on a
+    grid of one point every criterion chooses the oracle's point (regret 0) and the oracle's
+    error is that point's; on the common grid each regret lies between 0 and 1."""
+    from svmtrust.experiments import task_rng
+
+    wide = pd.DataFrame(sc._l2_wide_task(sc.tasks("book")[0], task_rng(0, 0)))
+    cfg = sc.SETTINGS["book"]
+    whole = sc.subgrid_regret(wide, cfg["l2_wide"])
+    expected = sc.regret_table(wide, "l2_wide")["all"]
+    assert whole[expected.index].to_numpy() == pytest.approx(expected.to_numpy(), abs=1e-12)
+    one = sc.subgrid_regret(wide, {"log2_gamma_d": (1,), "log2_C": (2,)})
+    names = [sc.CRITERION_NAMES[c] for c in (*sc.L2_CRITERIA, "oracle")]
+    assert (one[names] == 0.0).all()
+    d = sc.load(wide["data"].iloc[0])[0].shape[1]
+    point = wide[(wide["table"] == "grid") & (wide["C"] == 4.0)]
+    point = point[np.isclose(point["gamma"], 2.0 / d, rtol=1e-12)]
+    assert one["oracle test error"] == pytest.approx(point["l2_test_error"].iloc[0])
+    common = sc.subgrid_regret(wide, {k: cfg[k] for k in ("log2_gamma_d", "log2_C")})
+    assert ((common[names] >= 0) & (common[names] <= 1)).all()
+
+
 def test_a_curve_flat_up_to_rounding_is_chosen_by_the_grid_not_by_its_bits(monkeypatch):
     """A criterion equal in exact arithmetic at every grid point, perturbed by rounding-sized
     noise (argmin would follow the noise): the choice is the first grid point (smallest gamma,

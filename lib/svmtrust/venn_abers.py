@@ -83,15 +83,21 @@ def calibration_table(cal_scores, cal_labels, tie_tol: float = ties.TIE_TOL) -> 
         raise ValueError("cal_scores: expected at least one calibration score")
     labels = _check_labels(cal_labels, scores.size)
     merged = ties.merged(scores, ties.check_tie_tol(tie_tol))
-    levels, group = np.unique(merged, return_inverse=True)
-    weights = np.bincount(group).astype(float)
-    means = np.bincount(group, weights=labels) / weights
+    levels, _, weights, means = _groups(merged, labels)
     table = {"scores": merged, "levels": levels, "counts": weights.astype(int)}
     for name, label in (("p0", 0.0), ("p1", 1.0)):
         table[name] = np.array(
             [_value_at(means, weights, t, label) for t in range(levels.size + 1)]
         )
     return table
+
+
+def _groups(merged, labels):
+    """The distinct merged scores (ascending), each score's group, the groups' sizes and their
+    means of ``labels``: the points of the isotonic fit, tied scores pooled."""
+    levels, group = np.unique(merged, return_inverse=True)
+    weights = np.bincount(group).astype(float)
+    return levels, group, weights, np.bincount(group, weights=labels) / weights
 
 
 def _value_at(means, weights, t: int, label: float) -> float:
@@ -143,13 +149,12 @@ def venn_abers_pairs(cal_scores, cal_labels, test_scores, tie_tol: float = ties.
 
 def _pair_in_bag(cal_scores, cal_labels, score: float, tie_tol: float):
     """``(p0, p1)`` of one test score from its bag, by the definition."""
-    scores = np.r_[np.asarray(cal_scores, dtype=float), score]
-    levels, group = np.unique(ties.merged(scores, tie_tol), return_inverse=True)
-    weights = np.bincount(group).astype(float)
+    merged = ties.merged(np.r_[np.asarray(cal_scores, dtype=float), score], tie_tol)
     pair = []
     for label in (0.0, 1.0):
-        labels = np.r_[np.asarray(cal_labels, dtype=float), label]
-        means = np.bincount(group, weights=labels) / weights
+        _, group, weights, means = _groups(
+            merged, np.r_[np.asarray(cal_labels, dtype=float), label]
+        )
         pair.append(float(isotonic_regression(means, sample_weight=weights)[group[-1]]))
     return tuple(pair)
 

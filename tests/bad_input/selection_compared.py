@@ -242,6 +242,12 @@ CASES += [
     (M + "l2_wide_run", "n_jobs zero", lambda: sc.l2_wide_run(n_jobs=0), "n_jobs"),
     (M + "plateau_choices", "results not a table", lambda: sc.plateau_choices("x"), "results"),
     (
+        M + "subgrid_regret",
+        "grid holding no point of the results",
+        lambda: sc.subgrid_regret(RESULTS, {"log2_gamma_d": (40,), "log2_C": (40,)}),
+        "grid",
+    ),
+    (
         M + "protocol_table",
         "protocols naming an unknown protocol",
         lambda: sc.protocol_table(RESULTS, ("grid", "l3")),

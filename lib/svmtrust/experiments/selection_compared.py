@@ -124,6 +124,7 @@ __all__ = [
     "run",
     "l2_wide_run",
     "plateau_choices",
+    "subgrid_regret",
     "main",
     "regret_table",
     "error_table",
@@ -860,6 +861,48 @@ def l2_wide_run(
         _l2_wide_task, tasks(scale), seed=seed, n_jobs=n_jobs, desc="splits", progress=progress
     )
     return pd.DataFrame([row for rows in results for row in rows])
+
+
+def subgrid_regret(results: pd.DataFrame, grid: dict) -> pd.Series:
+    """Pooled regret of each L2-SVM criterion had the wider grid been only ``grid``.
+
+    Each criterion's choice is made again (:func:`_first_minimum`, gamma-major order) from the
+    grid rows of :func:`l2_wide_run` at the points of ``grid`` alone, and its regret against that
+    grid's oracle pooled as :func:`regret_table` pools it (mean over the splits of a data set,
+    then over the data sets). On the whole wider grid this gives :func:`regret_table`'s ``all``.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of :func:`l2_wide_run`.
+    grid : dict
+        ``log2_gamma_d`` and ``log2_C``, as the entries of :data:`SETTINGS`.
+
+    Returns
+    -------
+    pandas.Series
+        The chapter's name of each criterion (and the oracle, 0) -> pooled regret, and
+        ``"oracle test error"``, the pooled test error of the grid's oracle.
+    """
+    columns = ("split", "gamma", "C", "l2_test_error", *(f"l2_{c}" for c in L2_CRITERIA))
+    rows = _rows(results, "grid", columns)
+    kept = []
+    for name, part in rows.groupby("data", sort=False):
+        gammas, Cs = _grid(grid, load(name)[0].shape[1])
+        on = np.isclose(part["gamma"].to_numpy()[:, None], gammas, rtol=1e-12, atol=0).any(axis=1)
+        kept.append(part[on & part["C"].isin(Cs).to_numpy()])
+    kept = pd.concat(kept).sort_values(["data", "split", "gamma", "C"])
+    if kept.empty:
+        raise ValueError("grid: holds no point of the results' grid")
+    per_split = []
+    for (name, _), curve in kept.groupby(["data", "split"], sort=False):
+        errors = curve["l2_test_error"].to_numpy()
+        row = {"data": name}
+        for criterion in (*L2_CRITERIA, "oracle"):
+            column = "l2_test_error" if criterion == "oracle" else f"l2_{criterion}"
+            row[CRITERION_NAMES[criterion]] = errors[_first_minimum(curve[column])] - errors.min()
+        per_split.append({**row, "oracle test error": errors.min()})
+    return pd.DataFrame(per_split).groupby("data").mean().mean()
 
 
 def plateau_choices(results: pd.DataFrame) -> pd.DataFrame:
