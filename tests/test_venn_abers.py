@@ -169,3 +169,63 @@ def test_cross_merge_of_one_fold_is_the_log_loss_merge():
     """With one fold the geometric means are the values themselves."""
     p0, p1 = np.array([[0.1, 0.4, 0.0]]), np.array([[0.3, 0.5, 0.2]])
     np.testing.assert_allclose(cross_merge(p0, p1), log_loss_merge(p0[0], p1[0]))
+
+
+def _diagrams():
+    """Cumulative sum diagrams built to contain the hard structures: runs of groups of one
+    label (collinear points of the diagram), groups of many copies with conflicting labels,
+    a single group, and long untied stretches; 260 of them, 1 to 300 groups."""
+    rng = np.random.default_rng(11)
+    for case in range(260):
+        G = int(rng.integers(1, 12)) if case < 200 else int(rng.integers(50, 300))
+        counts = rng.integers(1, int(rng.integers(1, 6)) + 1, G)
+        if case % 3 == 0:  # whole groups of one label, in runs
+            ones = np.where(rng.random(G) < np.linspace(0.1, 0.9, G), counts, 0)
+        elif case % 3 == 1:  # conflicting copies
+            ones = rng.binomial(counts, np.linspace(0, 1, G))
+        else:
+            ones = (rng.random(G) < 0.5) * counts
+        yield counts, ones
+
+
+def _exact_max_min(counts, ones, label):
+    """Eq. (VA) by brute force in rationals: the max-min of block means."""
+    from fractions import Fraction
+
+    W = np.r_[0, np.cumsum(counts)].tolist()
+    S = np.r_[0, np.cumsum(ones)].tolist()
+    G = len(W) - 1
+    return [
+        max(
+            min(Fraction(S[j] - S[i] + label, W[j] - W[i] + 1) for j in range(t, G + 1))
+            for i in range(t + 1)
+        )
+        for t in range(G + 1)
+    ]
+
+
+def test_the_bridge_table_is_the_max_min_exactly_and_the_isotonic_fit():
+    """Every entry of the O(G log G) table is the correctly rounded rational of eq. (VA)
+    (brute force, on the 200 small diagrams) and the isotonic fit's value with the new point
+    inserted (scikit-learn's PAVA, every gap, on all 260; 1e-12)."""
+    from sklearn.isotonic import isotonic_regression
+
+    compared = 0
+    for case, (counts, ones) in enumerate(_diagrams()):
+        labels = np.concatenate([np.r_[np.ones(m), np.zeros(c - m)] for c, m in zip(counts, ones)])
+        scores = np.repeat(np.arange(counts.size, dtype=float), counts)
+        table = calibration_table(scores, labels)
+        means = ones / counts
+        for name, label in (("p0", 0), ("p1", 1)):
+            fitted = [
+                isotonic_regression(
+                    np.insert(means, t, label), sample_weight=np.insert(counts, t, 1.0)
+                )[t]
+                for t in range(counts.size + 1)
+            ]
+            np.testing.assert_allclose(table[name], fitted, rtol=0, atol=1e-12)
+            if case < 200:
+                exact = [float(v) for v in _exact_max_min(counts, ones, label)]
+                assert table[name].tolist() == exact
+            compared += counts.size + 1
+    assert compared > 10000
