@@ -146,7 +146,7 @@ lint: $(STAMP)
 # 2026-11-29). --doctest-modules finds no doctest in tests/, only in the modules named here.
 ONE_BLAS_THREAD := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 DOCTESTED := $(addprefix lib/svmtrust/,tcm_nn.py nonconformity_selection.py split_conformal.py \
-	transduction.py svm_distance.py pipeline.py multiplicity.py experiments/tables.py)
+	transduction.py svm_distance.py venn_abers_svm.py pipeline.py multiplicity.py experiments/tables.py)
 unit: $(STAMP)
 	$(ONE_BLAS_THREAD) $(BIN)/python -m pytest tests $(DOCTESTED) --doctest-modules -q \
 		-p no:cacheprovider -n auto --durations=10 --ignore=tests/benchmarks --ignore=tests/html

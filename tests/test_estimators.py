@@ -30,6 +30,7 @@ from svmtrust.nonconformity_selection import (
 from svmtrust.split_conformal import CrossConformalSVM, SplitConformalSVM
 from svmtrust.tcm_nn import SplitConformalNearestNeighbours, TCMNearestNeighbours
 from svmtrust.transduction import TransductiveSVM
+from svmtrust.venn_abers_svm import VennAbersSVM
 
 GRID = dict(gammas=(0.5, 2.0), Cs=(1.0, 10.0))
 
@@ -49,6 +50,9 @@ ESTIMATORS = [
     NonconformityModelSelector(**GRID),
     CrossValidationSelector(**GRID),  # folds=10, capped at the smaller class
     TestMarginSelector(**GRID),
+    VennAbersSVM(C=10.0, predictor="inductive"),
+    VennAbersSVM(C=10.0, predictor="cross"),
+    VennAbersSVM(C=10.0, predictor="full"),
 ]
 
 #: Checks an estimator is known to fail, by class name: {check name: one-line reason}.

@@ -5,7 +5,7 @@ its own, so no import can close a circle):
 
 0. ``validation`` (argument checks), ``ties`` (the one tie rule) and ``keel`` (reading KEEL
    tables);
-1. ``kernels``, ``qp``, ``conformal``, ``venn_abers``, ``pipeline``, ``datasets``,
+1. ``kernels``, ``qp``, ``conformal``, ``venn_abers``, ``reliability``, ``pipeline``, ``datasets``,
    ``multiplicity``, ``memory`` and ``progress``: the tools every method or comparison uses
    (``conformal`` and ``venn_abers`` turn any scores into p-values and probabilities);
 2. ``optimal_face`` (the QP's optimal face) and ``efficiency`` (measures of prediction regions);
@@ -15,7 +15,9 @@ its own, so no import can close a circle):
    fast backend ``_tcm_nn_fast`` and the split machines' fit from the data ``_kernel_columns``:
    the ideas of one paper each, on the SVM;
 6. the estimators ``transduction``, ``svm_distance``, ``split_conformal`` and ``tcm_nn``;
-7. ``experiments``: the chapters' protocols.
+7. ``venn_abers_svm``: the Venn-ABERS estimators, built on the split machines' proper SVM and
+   the distance machine's augmented SVMs;
+8. ``experiments``: the chapters' protocols.
 
 The imports are read from the source with :mod:`ast` (including imports inside functions).
 """
@@ -35,6 +37,7 @@ FLOORS = {
     "qp": 1,
     "conformal": 1,
     "venn_abers": 1,
+    "reliability": 1,
     "pipeline": 1,
     "datasets": 1,
     "multiplicity": 1,
@@ -53,10 +56,11 @@ FLOORS = {
     "incremental_svm": 5,
     "one_vs_rest": 5,
     "transduction": 6,
+    "venn_abers_svm": 7,
     "svm_distance": 6,
     "split_conformal": 6,
     "tcm_nn": 6,
-    "experiments": 7,
+    "experiments": 8,
 }
 
 

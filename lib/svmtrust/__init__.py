@@ -37,6 +37,8 @@ One module per idea:
   (the default) runs on larger training sets, with the same p-values.
 - :mod:`~svmtrust.svm_distance`: the SVM's distance to its hyperplane as strangeness, and the
   full transductive machine on it (the proposal of Proedrou et al. 2002).
+- :mod:`~svmtrust.venn_abers_svm`: inductive, cross and full Venn-ABERS probabilities of the
+  SVM (:class:`~svmtrust.venn_abers_svm.VennAbersSVM`), the full one through the incremental SVM.
 - :mod:`~svmtrust.split_conformal`: split (inductive) conformal prediction around the same SVM
   score, label-conditional or not, Hardoon et al.'s fixed-model p-values
   (:class:`~svmtrust.split_conformal.SplitConformalSVM`), and cross-conformal prediction

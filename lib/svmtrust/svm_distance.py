@@ -342,6 +342,14 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             columns.append(_signed_distances(sol, sol.decision_function(gram), np.diag(gram)))
         return merged(own_class_strangeness(np.column_stack(columns), codes, n_classes)), solves
 
+    def _added_distances(self, additions: Additions, problem: int, sign: float):
+        """Signed distances ``f(x_i) / ||w||`` of the bag's examples under the SVM of problem
+        ``problem`` plus the test example labelled ``sign`` (``method="incremental"``), and
+        whether that SVM was solved (every route but ``"outside"``)."""
+        added = additions.get(problem, sign)
+        distances = _signed_distances(added.solution, added.decision, additions.diagonals)
+        return distances, added.route != "outside"
+
     def _added_strangeness(self, additions: Additions, code: int) -> tuple[np.ndarray, int]:
         """:meth:`bag_strangeness` of the bag whose test example is labelled ``code``, each SVM
         the training SVM plus that example (``method="incremental"``); ``solves`` counts the
@@ -350,11 +358,59 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
         codes = np.r_[self.codes_, code]
         columns, solves = [], 0
         for problem, c in enumerate(problems(n_classes)):
-            added = additions.get(problem, problem_signs(codes[-1:], c, n_classes)[0])
-            sol = added.solution
-            solves += added.route != "outside"
-            columns.append(_signed_distances(sol, added.decision, additions.diagonals))
+            sign = problem_signs(codes[-1:], c, n_classes)[0]
+            distances, solved = self._added_distances(additions, problem, sign)
+            solves += solved
+            columns.append(distances)
         return merged(own_class_strangeness(np.column_stack(columns), codes, n_classes)), solves
+
+    def _bags(self, X, what: str):
+        """For each test example (with a progress bar named ``what``): the
+        :class:`~svmtrust.incremental_svm.Additions` of it to the training SVMs
+        (``method="incremental"``), or the Gram matrix of the training set plus it
+        (``"retrain"``), each checked positive semi-definite with the training set's."""
+        if self.method == "incremental" and not hasattr(self, "incremental_"):
+            raise ValueError("method: the model was fitted with method='retrain'; fit it again")
+        cross = kernel_block(self.kernel_, self.X_train_, X)
+        for i in steps(X.shape[0], what, "test object"):
+            x, column = X[i : i + 1], cross[:, i : i + 1]
+            new = kernel_block(self.kernel_, x, x)
+            if self.method == "incremental":
+                new = check_augmented_kernel(self.checked_gram_, column, new, same_kernel=True)
+                yield Additions(self.incremental_, column[:, 0], new[0, 0])
+            else:
+                yield check_augmented_gram(self.checked_gram_, column, new, same_kernel=True)
+
+    def augmented_distances(self, X):
+        """The signed distances of every example of every augmented bag, one test example at
+        a time: the scores of the full Venn-ABERS predictor (:mod:`svmtrust.venn_abers_svm`).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d)
+
+        Yields
+        ------
+        ndarray of shape (n_problems, 2, l + 1)
+            Entry ``[j, s, i]``: ``f_j(x_i) / ||w_j||`` of example ``i`` of the training set
+            plus the test example (last), under the SVM of problem ``j``
+            (:func:`svmtrust.one_vs_rest.problems`) trained on that bag with the test example
+            labelled -1 (``s = 0``) or +1 (``s = 1``); margins set by the KKT conditions, 0
+            where ``w = 0`` (module notes).
+        """
+        X = check_estimator_X(self, X, reset=False)
+        n_classes = self.classes_.size
+        for bag in self._bags(X, "augmented_distances"):
+            out = np.empty((len(self.base_), 2, self.codes_.size + 1))
+            for j, (c, base) in enumerate(zip(problems(n_classes), self.base_)):
+                for s, sign in enumerate((-1.0, 1.0)):
+                    if self.method == "incremental":
+                        out[j, s] = self._added_distances(bag, j, sign)[0]
+                    else:
+                        signs = np.r_[problem_signs(self.codes_, c, n_classes), sign]
+                        sol = self._augmented(base, bag, signs)[0]
+                        out[j, s] = _signed_distances(sol, sol.decision_function(bag), np.diag(bag))
+            yield out
 
     def solve(self, X) -> tuple[np.ndarray, int]:
         """p-values of every candidate label (eq. (13) on strangeness (D)) and the SVMs solved.
@@ -380,27 +436,17 @@ class DistanceTCM(conformal.ConformalClassifierMixin, ClassifierMixin, BaseEstim
             not positive semi-definite (:func:`svmtrust.validation.check_augmented_gram`).
         """
         X = check_estimator_X(self, X, reset=False)
-        if self.method == "incremental" and not hasattr(self, "incremental_"):
-            raise ValueError("method: the model was fitted with method='retrain'; fit it again")
-        cross = kernel_block(self.kernel_, self.X_train_, X)
         n = self.codes_.size
         P = np.empty((X.shape[0], self.classes_.size))
         tau = self._smoothing_tau(X.shape[0])
         tau = [None] * X.shape[0] if tau is None else tau
         solves = 0
-        for i in steps(X.shape[0], "DistanceTCM", "test object"):
-            x, column = X[i : i + 1], cross[:, i : i + 1]
-            new = kernel_block(self.kernel_, x, x)
-            if self.method == "incremental":
-                new = check_augmented_kernel(self.checked_gram_, column, new, same_kernel=True)
-                additions = Additions(self.incremental_, column[:, 0], new[0, 0])
-            else:
-                gram = check_augmented_gram(self.checked_gram_, column, new, same_kernel=True)
+        for i, bag in enumerate(self._bags(X, "DistanceTCM")):
             for c in range(self.classes_.size):
                 if self.method == "incremental":
-                    a, solved = self._added_strangeness(additions, c)
+                    a, solved = self._added_strangeness(bag, c)
                 else:
-                    a, solved = self.bag_strangeness(gram, np.r_[self.codes_, c])
+                    a, solved = self.bag_strangeness(bag, np.r_[self.codes_, c])
                 solves += solved
                 old = a[:n][self.codes_ == c] if self.mondrian else a[:n]
                 P[i, c] = conformal._p_value(old, a[n], tau[i])

@@ -58,16 +58,17 @@ __all__ = [
     "log_loss_merge",
     "brier_merge",
     "cross_merge",
+    "isotonic_at_last",
 ]
 
 
-def _check_labels(labels, n: int) -> np.ndarray:
-    """Labels as floats in {0, 1}, ``n`` of them, or ``ValueError`` naming ``cal_labels``."""
-    array = check_array(labels, "cal_labels", ndim=1)
+def _check_labels(labels, n: int, name: str = "cal_labels") -> np.ndarray:
+    """Labels as floats in {0, 1}, ``n`` of them, or ``ValueError`` naming ``name``."""
+    array = check_array(labels, name, ndim=1)
     if array.shape != (n,):
-        raise ValueError(f"cal_labels: expected {n} labels, got shape {array.shape}")
+        raise ValueError(f"{name}: expected {n} labels, got shape {array.shape}")
     if not np.all((array == 0) | (array == 1)):
-        raise ValueError("cal_labels: expected labels 0 and 1")
+        raise ValueError(f"{name}: expected labels 0 and 1")
     return array.astype(float)
 
 
@@ -214,18 +215,48 @@ def venn_abers_pairs(cal_scores, cal_labels, test_scores, tie_tol: float = ties.
 
 def _pair_in_bag(cal_scores, cal_labels, score: float, tie_tol: float):
     """``(p0, p1)`` of one test score from its bag, by the definition."""
-    merged = ties.merged(np.r_[np.asarray(cal_scores, dtype=float), score], tie_tol)
-    pair = []
-    for label in (0.0, 1.0):
-        _, group, weights, means = _groups(
-            merged, np.r_[np.asarray(cal_labels, dtype=float), label]
-        )
-        pair.append(float(isotonic_regression(means, sample_weight=weights)[group[-1]]))
-    return tuple(pair)
+    bag = np.r_[np.asarray(cal_scores, dtype=float), score]
+    labels = np.asarray(cal_labels, dtype=float)
+    return tuple(_fit_at_last(bag, np.r_[labels, label], tie_tol) for label in (0.0, 1.0))
+
+
+def isotonic_at_last(scores, labels, tie_tol: float = ties.TIE_TOL) -> float:
+    """The isotonic fit of ``labels`` on ``scores``, tied scores pooled, read at the last
+    example: the full Venn-ABERS predictor's probability for a bag whose last example is the
+    test example with a hypothetical label (Vovk & Petej 2014).
+
+    Parameters
+    ----------
+    scores : array_like of shape (n,)
+        The scores of the bag's examples, the test example last; ties by the tie rule
+        (:func:`svmtrust.ties.merged`, on the whole bag).
+    labels : array_like of shape (n,)
+        Their labels, 0 or 1, the hypothetical one last.
+    tie_tol : float
+
+    Returns
+    -------
+    float
+    """
+    scores = check_array(scores, "scores", ndim=1)
+    if scores.size == 0:
+        raise ValueError("scores: expected at least one score")
+    labels = _check_labels(labels, scores.size, "labels")
+    return _fit_at_last(scores, labels, ties.check_tie_tol(tie_tol))
+
+
+def _fit_at_last(scores, labels, tie_tol: float) -> float:
+    """:func:`isotonic_at_last` of checked arrays."""
+    _, group, weights, means = _groups(ties.merged(scores, tie_tol), labels)
+    return float(isotonic_regression(means, sample_weight=weights)[group[-1]])
 
 
 def _check_pair(p0, p1):
-    """``p0`` and ``p1`` as float arrays of one shape in ``[0, 1]`` with ``p0 <= p1``."""
+    """``p0`` and ``p1`` as float arrays of one shape in ``[0, 1]``.
+
+    ``p0 <= p1`` holds for the inductive predictor but not always for the full one, whose two
+    probabilities come from two scorers (:func:`isotonic_at_last`); the merges below are the
+    minimax choices either way."""
     arrays = []
     for name, value in (("p0", p0), ("p1", p1)):
         try:
@@ -238,8 +269,9 @@ def _check_pair(p0, p1):
     p0, p1 = arrays
     if p0.shape != p1.shape:
         raise ValueError(f"p1: expected the shape of p0 {p0.shape}, got {p1.shape}")
-    if np.any((p0 < 0) | (p1 > 1) | (p0 > p1)):
-        raise ValueError("p0: expected 0 <= p0 <= p1 <= 1")
+    for name, array in (("p0", p0), ("p1", p1)):
+        if np.any((array < 0) | (array > 1)):
+            raise ValueError(f"{name}: expected probabilities in [0, 1]")
     return p0, p1
 
 
@@ -265,14 +297,20 @@ def brier_merge(p0, p1) -> np.ndarray:
     return p1 + (p0**2 - p1**2) / 2.0
 
 
-def cross_merge(p0, p1) -> np.ndarray:
-    """The cross Venn-ABERS probability from the pairs of ``K`` folds (rows): ``GM(p1) /
-    (GM(1 - p0) + GM(p1))``, with ``GM`` the geometric mean over the folds (Vovk, Petej &
-    Fedorova 2015), the log-loss merge of the folds' pairs.
+def cross_merge(p0, p1, loss: str = "log_loss") -> np.ndarray:
+    """The cross Venn-ABERS probability from the pairs of ``K`` folds (rows): the probability
+    whose larger regret, averaged over the folds, is smallest (Vovk, Petej & Fedorova 2015).
+
+    For ``loss="log_loss"`` the averaged regrets are ``log(GM(1 - p0) / (1 - p))`` and
+    ``log(GM(p1) / p)``, equal at ``GM(p1) / (GM(1 - p0) + GM(p1))``, with ``GM`` the geometric
+    mean over the folds; for ``loss="brier"`` they are ``p^2 - mean(p0^2)`` and
+    ``(1 - p)^2 - mean((1 - p1)^2)``, equal at ``mean(p1) + (mean(p0^2) - mean(p1^2)) / 2``.
+    With one fold these are :func:`log_loss_merge` and :func:`brier_merge`.
 
     Parameters
     ----------
     p0, p1 : array_like of shape (K, m)
+    loss : {"log_loss", "brier"}
 
     Returns
     -------
@@ -281,6 +319,10 @@ def cross_merge(p0, p1) -> np.ndarray:
     p0, p1 = _check_pair(p0, p1)
     if p0.ndim != 2:
         raise ValueError(f"p0: expected one row per fold, shape (K, m), got shape {p0.shape}")
+    if loss == "brier":
+        return np.mean(p1, axis=0) + (np.mean(p0**2, axis=0) - np.mean(p1**2, axis=0)) / 2.0
+    if loss != "log_loss":
+        raise ValueError(f"loss: must be one of ('log_loss', 'brier'), got {loss!r}")
     with np.errstate(divide="ignore"):
         gm1 = np.exp(np.mean(np.log(p1), axis=0))
         gm0 = np.exp(np.mean(np.log1p(-p0), axis=0))

@@ -61,8 +61,20 @@ CASES = [
         lambda: venn_abers.venn_abers_pairs(CAL, ["a"] * 4, [0.5]),
         "cal_labels",
     ),
-    (M + "log_loss_merge", "p0 above p1", lambda: venn_abers.log_loss_merge([0.6], [0.5]), "p0"),
-    (M + "log_loss_merge", "p1 above 1", lambda: venn_abers.log_loss_merge([0.5], [1.5]), "p0"),
+    (
+        M + "cross_merge",
+        "loss unknown",
+        lambda: venn_abers.cross_merge([[0.2]], [[0.4]], loss="hinge"),
+        "loss",
+    ),
+    (
+        M + "isotonic_at_last",
+        "labels too few",
+        lambda: venn_abers.isotonic_at_last([0.1, 0.2], [1]),
+        "labels",
+    ),
+    (M + "isotonic_at_last", "scores empty", lambda: venn_abers.isotonic_at_last([], []), "scores"),
+    (M + "log_loss_merge", "p1 above 1", lambda: venn_abers.log_loss_merge([0.5], [1.5]), "p1"),
     (
         M + "log_loss_merge",
         "p1 of another shape",
