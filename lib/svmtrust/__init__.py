@@ -22,6 +22,8 @@ One module per idea:
   ``smoothing=True``), prediction regions, confidence and credibility.
 - :mod:`~svmtrust.venn_abers`: inductive Venn-ABERS probabilities of any scores (Vovk & Petej
   2014), a pair one of which is calibrated, and its merges into one probability.
+- :mod:`~svmtrust.reliability`: how calibrated probability forecasts are, by the CORP method
+  (reliability curves by isotonic regression, the score's miscalibration-discrimination split).
 - :mod:`~svmtrust.pipeline`: preprocessing in front of a confidence machine, its p-values,
   regions and credibility still in reach.
 - :mod:`~svmtrust.transduction`: Saunders, Gammerman & Vovk 1999, transductive SVM p-values,
