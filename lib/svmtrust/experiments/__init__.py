@@ -42,6 +42,7 @@ CHAPTERS = (
     "span",
     "discrepancy",
     "selection_compared",
+    "venn_abers",
 )
 
 #: The two scales every protocol offers.
