@@ -32,6 +32,10 @@ class's indicator (``p1`` of class ``c``'s pair if the example is of class ``c``
 split machine whose proper training set misses a class moves its seed on
 (:func:`fit_machine`; ``split_retries`` counts the moves).
 
+Stage ``"C"``: on :data:`C_SETS`, the trials of ``IVAP`` and ``Full VA`` alone at each box
+constraint of :data:`C_VALUES` (column ``C``): the full predictor trains its SVM on the test
+object too, and a box that lets the SVM fit one example's label makes its pairs wide.
+
 Stage ``"width"``: on :data:`WIDTH_SETS`, the IVAP with a proper training set of
 ``width_proper`` examples and ``calibration`` more for calibration, for each calibration size;
 each row one (repeat, class) and the mean width ``p1 - p0`` over the test examples.
@@ -95,6 +99,9 @@ __all__ = [
     "REFERENCE",
     "FOLDS",
     "WIDTH_SETS",
+    "C_SETS",
+    "C_VALUES",
+    "SIGNIFICANT",
     "SCORES",
     "SETTINGS",
     "machines",
@@ -136,6 +143,14 @@ FOLDS = 5
 #: The data sets of the width stage.
 WIDTH_SETS = ("satimage", "pima")
 
+#: The data sets and box constraints of the stage "C" (the pairs of IVAP and Full VA at other
+#: boxes than the shared :data:`~svmtrust.experiments.confidence_compared.C`).
+C_SETS = ("pima", "breastw")
+C_VALUES = (0.1, 1.0, 10.0)
+
+#: Significant digits of the recorded probabilities (:func:`_significant`).
+SIGNIFICANT = 7
+
 #: The per-example scores of :func:`example_scores`.
 SCORES = ("log_loss", "brier")
 
@@ -147,6 +162,9 @@ SETTINGS = {
         "trials": {"breast": 4, "pima": 4, "iris": 4, "segment": 3},
         "n_train": 100,
         "n_test": 50,
+        "C_sets": ("pima",),
+        "C_values": (0.1, 10.0),
+        "C_trials": 2,
         "width_sets": ("pima",),
         "width_proper": 100,
         "width_calibration": (25, 50, 100),
@@ -160,6 +178,9 @@ SETTINGS = {
         "trials": dict.fromkeys(DATASETS, 40),
         "n_train": 200,
         "n_test": 100,
+        "C_sets": C_SETS,
+        "C_values": C_VALUES,
+        "C_trials": 20,
         "width_sets": WIDTH_SETS,
         "width_proper": 200,
         "width_calibration": (25, 50, 100, 200, 400),
@@ -277,19 +298,37 @@ def _pair_columns(model, machine, X_test, true, Q):
     return V, (p1 - p0)[np.arange(true.size), np.argmax(Q, axis=1)]
 
 
-def evaluate(name: str, train, test, seed: int) -> list[dict]:
-    """Every machine of :func:`machines` on one training set and its test examples: one row
-    per (machine, test example), the columns of the trial stage (module notes)."""
+def _significant(M: np.ndarray) -> np.ndarray:
+    """``M`` with every value rounded to :data:`SIGNIFICANT` significant digits (the recorded
+    run's precision: a probability of 3e-7 keeps its size, which decimals would round to 0 and
+    the log loss clip to 2^-50)."""
+    return np.vectorize(lambda v: float(f"{v:.{SIGNIFICANT}g}"), otypes=[float])(M)
+
+
+def evaluate(name: str, train, test, seed: int, C: float | None = None, only=MACHINES):
+    """The machines ``only`` of :func:`machines` on one training set and its test examples:
+    one row per (machine, test example), the columns of the trial stage (module notes), the
+    probabilities to :data:`SIGNIFICANT` significant digits. ``C`` replaces the data set's box
+    constraint (:func:`~svmtrust.experiments.confidence_compared.svm_params`) when given."""
     X, y = load(name)
     train = check_indices(train, "train", y.size)
     test = check_indices(test, "test", y.size)
+    for machine in only:
+        check_choice(machine, "only", MACHINES)
+    params = svm_params(name)
+    if C is not None:
+        params["C"] = check_C(C)
     classes = np.unique(y)
     true = np.searchsorted(classes, y[test])
     rows = []
-    for machine, model in machines(**svm_params(name), seed=check_seed(seed)).items():
+    for machine, model in machines(**params, seed=check_seed(seed)).items():
+        if machine not in only:
+            continue
         retries = fit_machine(model, X[train], y[train])
         Q = model.predict_proba(X[test])
         V, width = _pair_columns(model, machine, X[test], true, Q)
+        Q, width = _significant(Q), _significant(width)
+        V = None if V is None else _significant(V)
         for j in range(test.size):
             rows.append(
                 {
@@ -303,6 +342,7 @@ def evaluate(name: str, train, test, seed: int) -> list[dict]:
                     **_padded("v", V, j, classes.size),
                     "width": float(width[j]),
                     "split_retries": retries,
+                    **({} if C is None else {"C": params["C"]}),
                 }
             )
     return rows
@@ -391,6 +431,11 @@ def _task(task, rng) -> list[dict]:
             train, test, redraws = draw_sets(name, *sizes, rng)
             rows = evaluate(name, train, test, int(rng.integers(2**31 - 1)))
             rows = [{"redraws": redraws, **row} for row in rows]
+        elif stage == "C":
+            C, n_train, n_test = sizes
+            train, test, redraws = draw_sets(name, n_train, n_test, rng)
+            seed = int(rng.integers(2**31 - 1))
+            rows = evaluate(name, train, test, seed, C=C, only=PAIRED)
         elif stage == "width":
             rows = widths(name, *sizes, rng)
         else:
@@ -415,11 +460,17 @@ def tasks(scale: str = "book") -> list[tuple]:
         for q in cfg["width_calibration"]
         for r in range(cfg["width_repeats"])
     ]
+    box = [
+        ("C", name, t, C, *trial_sizes(name, cfg["n_train"], cfg["n_test"]))
+        for name in cfg["C_sets"]
+        for C in cfg["C_values"]
+        for t in range(cfg["C_trials"])
+    ]
     cost = [
         ("cost", "satimage", i, n, cfg["cost_tests"], cfg["cost_repeats"])
         for i, n in enumerate(cfg["cost_sizes"])
     ]
-    return trials + width + cost
+    return trials + box + width + cost
 
 
 def run(scale: str = "book", seed: int = 0, n_jobs: int = 1, progress: bool = True) -> pd.DataFrame:
