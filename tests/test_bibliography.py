@@ -51,8 +51,9 @@ def test_urls_are_https_addresses_and_no_work_has_both():
 #: The works whose DOI or web address could not be confirmed from a source that names the work
 #: (searched 2026-12-02; an address guessed from a publisher's pattern is not added): the IJCAI,
 #: NIPS, ESANN and ICMLA papers, the Annals of Information Systems chapter and Vapnik's book;
-#: the crepes release names its PyPI page in ``howpublished``. A new entry without a DOI or URL
-#: has to be added here, so that it is a decision and not an oversight.
+#: the crepes release names its PyPI page in ``howpublished``; the UAI and NeurIPS papers of
+#: Vovk and Petej, Platt's chapter and the JMLR paper of Wu, Lin and Weng (added 2026-12-03, no
+#: address confirmed). A new entry without a DOI or URL has to be added here, so that it is a decision and not an oversight.
 WITHOUT_LINK = {
     "saunders1999transduction",
     "chapelle1999model",
@@ -61,6 +62,10 @@ WITHOUT_LINK = {
     "ozogur2010prediction",
     "bostrom2023crepes",
     "papadopoulos2002qualified",
+    "vovk2014venn",
+    "vovk2015large",
+    "platt1999probabilistic",
+    "wu2004probability",
 }
 
 

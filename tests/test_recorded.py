@@ -27,7 +27,10 @@ Where that task is too long for a unit test, it is cut without changing its rows
 - tcm_nn: the first task of each data set and split seed: fold 0 (or the one split) at k = 1,
   which gives its TCM-NN, region and k-NN rows;
 - transduction: Table 1's first task, the first 25 test digits of split 0;
-- confidence_compared: trial 0 of each data set and the first cost size.
+- confidence_compared: trial 0 of each data set and the first cost size;
+- venn_abers (recorded gzipped, ``venn_abers-paper.csv.gz``: 233,000 rows): trial 0 of every
+  third data set (:data:`STRIDE`), the first task of each data set of the stages ``C`` and
+  ``width``; not the cost stage, whose rows are times.
 
 What is compared: every column the recomputed rows share with the CSV except the timing
 columns (``seconds``, ``relative_time`` and every ``time_*``), to 1e-6 relative and 1e-9
@@ -35,7 +38,9 @@ absolute: far tighter than the two to four digits the chapters quote, and exact 
 for rates that are counts over at most a few thousand. Columns of text must be equal. Two
 exceptions: confidence_compared's p-values, which the run rounds to six decimals, must be
 equal (to 1e-9); Table 1's multipliers of the test digit (``alpha_other``, ``alpha_eight``),
-which the chapter does not quote, are compared to 1e-4 relative (:data:`ALPHAS`).
+which the chapter does not quote, are compared to 1e-4 relative (:data:`ALPHAS`); and
+venn_abers' probabilities, which the run keeps to 7 significant digits, to 2e-6 relative (a
+value within rounding of a digit's boundary can round either way: :data:`VA_RTOL`).
 
 The same sample, and one more trial of confidence_compared (:data:`COLUMN_ORDER_EXTRA`), is
 re-run with the feature columns of every data set permuted and compared in the same way
@@ -77,6 +82,7 @@ from svmtrust.experiments import (
     tcm_nn,
     transduction,
 )
+from svmtrust.experiments import venn_abers as venn_abers_protocol
 from threadpoolctl import threadpool_limits
 
 RECORDED = Path(__file__).resolve().parents[1] / "book" / "recorded"
@@ -103,6 +109,8 @@ def _loader(folder: Path):
 
     def load(name: str) -> pd.DataFrame:
         path = folder / f"{name}-paper.csv"
+        if not path.exists() and path.with_suffix(".csv.gz").exists():
+            path = path.with_suffix(".csv.gz")
         if not path.exists():
             pytest.fail(f"{path} is missing: run `make reproduce CHAPTER={name}` and copy it there")
         return pd.read_csv(path)
@@ -297,6 +305,28 @@ def test_confidence_compared_run_is_paper_scale():
     assert sorted(cost["n_train"].unique()) == list(cfg["cost_sizes"])
     tables = confidence_compared.summary(rows)
     assert len(tables) == 5
+
+
+def test_venn_abers_run_is_paper_scale():
+    """Every trial of every data set and machine, every (data set, C, trial) of the stage C,
+    every width task and cost size, and the tables."""
+    rows = _load("venn_abers")
+    cfg = venn_abers_protocol.SETTINGS["paper"]
+    trials = rows[rows["stage"] == "trial"]
+    assert trials.groupby("data")["trial"].nunique().to_dict() == cfg["trials"]
+    per_trial = trials.groupby(["data", "machine"])["trial"].nunique()
+    assert len(per_trial) == len(cfg["trials"]) * len(venn_abers_protocol.MACHINES)
+    assert all(per_trial[(name, m)] == cfg["trials"][name] for name, m in per_trial.index)
+    box = rows[rows["stage"] == "C"].groupby(["data", "C"])["trial"].nunique()
+    assert box.to_dict() == {
+        (name, C): cfg["C_trials"] for name in cfg["C_sets"] for C in cfg["C_values"]
+    }
+    width = rows[rows["stage"] == "width"].groupby(["data", "calibration"])["trial"].nunique()
+    assert len(width) == len(cfg["width_sets"]) * len(cfg["width_calibration"])
+    assert set(width) == {cfg["width_repeats"]}
+    cost = rows[rows["stage"] == "cost"]
+    assert sorted(cost["n_train"].unique()) == list(cfg["cost_sizes"])
+    assert venn_abers_protocol.summary(rows)
 
 
 def test_selection_compared_run_is_paper_scale_and_recomputes():
@@ -570,7 +600,43 @@ def check_confidence_compared(load, trials=()) -> list[str]:
     return problems
 
 
+#: venn_abers' recorded probabilities: 7 significant digits (module notes).
+VA_RTOL = dict.fromkeys(
+    [f"{k}{c}" for k in "qv" for c in range(confidence_compared.MAX_CLASSES)] + ["width"], 2e-6
+)
+
+
+def check_venn_abers(load) -> list[str]:
+    """Trial 0 of every third data set, and the first task of each data set of the stages
+    ``C`` and ``width``."""
+    rows = load("venn_abers")
+    tasks = venn_abers_protocol.tasks("paper")
+    trial_sets = venn_abers_protocol.DATASETS[::STRIDE]
+    sample = [
+        i
+        for key, i in _first(tasks, lambda t: t[:2]).items()
+        if (key[0] == "trial" and key[1] in trial_sets) or key[0] in ("C", "width")
+    ]
+    problems = []
+    for i in sample:
+        stage, name, index = tasks[i][:3]
+        again = venn_abers_protocol._task(tasks[i], task_rng(SEED, i))
+        stored = rows[(rows["stage"] == stage) & (rows["data"] == name) & (rows["trial"] == index)]
+        keys = ["stage", "data", "trial", "machine"]
+        if stage == "C":
+            stored = stored[stored["C"] == tasks[i][3]]
+            keys += ["test"]
+        elif stage == "width":
+            stored = stored[stored["calibration"] == tasks[i][4]]
+            keys += ["class"]
+        else:
+            keys += ["test"]
+        problems += _compare(again, stored, keys, f"venn_abers {stage} {name} {index}", VA_RTOL)
+    return problems
+
+
 CHECKS = {
+    "venn_abers": check_venn_abers,
     "transduction": check_transduction,
     "tcm_nn": check_tcm_nn,
     "span": check_span,
@@ -584,7 +650,8 @@ CHECKS = {
 
 
 def test_every_recorded_run_has_a_check():
-    recorded = {path.name.removesuffix("-paper.csv") for path in RECORDED.glob("*-paper.csv")}
+    paths = [*RECORDED.glob("*-paper.csv"), *RECORDED.glob("*-paper.csv.gz")]
+    recorded = {path.name.split("-paper.csv")[0] for path in paths}
     assert recorded == set(CHECKS)
 
 
@@ -629,7 +696,9 @@ PERMUTATION_SEED = 49
 #:   ``draw_split``;
 #: - confidence_compared: its ``load`` (scaled and cached in ``_load``, read through
 #:   ``datasets.load`` and keel's ``load_table``) feeds ``svm_params``, ``draw`` and
-#:   ``evaluate``.
+#:   ``evaluate``;
+#: - venn_abers: the same ``load``, and the name ``load`` it imported from there (which its
+#:   ``evaluate`` and ``widths`` read).
 FEATURE_SOURCES = {
     "transduction": ((transduction, "_digits", "usps_like"),),
     "tcm_nn": ((datasets, "load", None), (datasets, "load_shuttle", None)),
@@ -640,6 +709,7 @@ FEATURE_SOURCES = {
     "selection_compared": ((selection_compared, "load", None),),
     "selection_compared_l2_wide": ((selection_compared, "load", None),),
     "confidence_compared": ((confidence_compared, "load", None),),
+    "venn_abers": ((confidence_compared, "load", None), (venn_abers_protocol, "load", None)),
 }
 
 #: Tasks re-run in another column order beyond the reproduction test's sample: trial 25 of

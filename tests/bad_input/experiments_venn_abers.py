@@ -45,6 +45,8 @@ CASES = [
     (M + "costs", "repeats zero", lambda: va.costs("satimage", 50, 5, 0, RNG), "repeats"),
     (M + "example_scores", "empty", lambda: va.example_scores(EMPTY), "rows"),
     (M + "score_table", "empty", lambda: va.score_table(EMPTY), "rows"),
+    (M + "example_scores", "stage unknown", lambda: va.example_scores(ROWS, "cost"), "stage"),
+    (M + "box_table", "no C rows", lambda: va.box_table(ROWS), "rows"),
     (M + "differences", "unknown reference", lambda: va.differences(ROWS, "Nope"), "reference"),
     (M + "verdicts", "level 2", lambda: va.verdicts(ROWS, level=2.0), "level"),
     (M + "validity", "paired a string", lambda: va.validity(ROWS, paired="IVAP"), "paired"),

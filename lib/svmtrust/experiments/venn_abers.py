@@ -115,6 +115,7 @@ __all__ = [
     "run",
     "COLUMNS",
     "example_scores",
+    "box_table",
     "score_table",
     "differences",
     "verdicts",
@@ -531,9 +532,10 @@ def _matrix(group: pd.DataFrame, prefix: str) -> tuple[np.ndarray, np.ndarray]:
     return M, true.astype(np.int64)
 
 
-def example_scores(rows: pd.DataFrame) -> pd.DataFrame:
-    """Each trial-stage row's log loss ``-log q_y`` (natural log, ``q_y`` clipped to
-    ``[LOG_EPS, 1 - LOG_EPS]``) and Brier score ``sum_c (q_c - [y = c])^2``.
+def example_scores(rows: pd.DataFrame, stage: str = "trial") -> pd.DataFrame:
+    """Each row's log loss ``-log q_y`` (natural log, ``q_y`` clipped to
+    ``[LOG_EPS, 1 - LOG_EPS]``) and Brier score ``sum_c (q_c - [y = c])^2``, for the rows of
+    the stage ``stage`` (``"trial"`` or ``"C"``).
 
     Returns
     -------
@@ -544,9 +546,9 @@ def example_scores(rows: pd.DataFrame) -> pd.DataFrame:
     ------
     ValueError
         Naming ``rows`` if it is not a table of :func:`run` with trial rows, or a true class is
-        not a class index.
+        not a class index; naming ``stage`` if it is neither stage.
     """
-    trials = _stage(rows, "trial", COLUMNS + ("q0",))
+    trials = _stage(rows, check_choice(stage, "stage", ("trial", "C")), COLUMNS + ("q0",))
     parts = []
     for _, group in trials.groupby(["data", "machine"], sort=False):
         Q, true = _matrix(group, "q")
@@ -563,6 +565,15 @@ def _trial_means(rows) -> pd.DataFrame:
     return (
         example_scores(rows).groupby(["data", "machine", "trial"], sort=False)[list(SCORES)].mean()
     )
+
+
+def box_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The stage ``"C"``: mean log loss, Brier score and width ``p1 - p0`` of the predicted
+    class over all test examples, by data set, box constraint and machine."""
+    box = _stage(rows, "C", COLUMNS + ("C", "width"))
+    keys = ["data", "C", "machine"]
+    scores = example_scores(rows, stage="C").assign(C=box["C"])
+    return scores.groupby(keys)[list(SCORES)].mean().join(box.groupby(keys)["width"].mean())
 
 
 def score_table(rows: pd.DataFrame) -> pd.DataFrame:
