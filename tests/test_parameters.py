@@ -41,6 +41,7 @@ from svmtrust.split_conformal import CrossConformalSVM, SplitConformalSVM
 from svmtrust.svm_distance import DistanceTCM
 from svmtrust.tcm_nn import SplitConformalNearestNeighbours, TCMNearestNeighbours
 from svmtrust.transduction import TransductiveSVM
+from svmtrust.venn_abers_svm import VennAbersSVM
 
 MOVES = "moves"
 REFUSED = "refused"
@@ -145,6 +146,18 @@ CHANGES = {
             "tie_break": ("first", MOVES),
         },
     ),
+    VennAbersSVM: (
+        VennAbersSVM(kernel="poly", gamma=0.3, C=1.0),
+        {
+            **{k: SVM_CHANGES[k] for k in ("kernel", "C", "solver", "gamma", "degree", "coef0")},
+            "predictor": ("cross", MOVES),
+            "merge": ("brier", MOVES),
+            "calibration_size": (0.5, MOVES),
+            "seed": (1, MOVES),
+            "n_folds": (3, REFUSED),  # read by the cross predictor only
+            "method": ("retrain", REFUSED),  # read by the full predictor only
+        },
+    ),
     TCMNearestNeighbours: (
         TCMNearestNeighbours(smoothing=True, smoothing_seed=0),
         {
@@ -219,7 +232,9 @@ def public_estimators() -> set:
 def outputs(model) -> dict:
     """What a fitted estimator computes on :data:`TEST`, and the table a selector chose by."""
     found = {"predict": model.predict(TEST)}
-    for method in ("predict_p", "chosen_model"):
+    if hasattr(model, "predict_pairs"):
+        found["predict_pairs"] = np.array(model.predict_pairs(TEST))
+    for method in ("predict_p", "predict_proba", "chosen_model"):
         if hasattr(model, method):
             found[method] = getattr(model, method)(TEST)
     for table in ("cv_errors_", "validation_margins_"):

@@ -140,7 +140,8 @@ def test_inductive_and_cross_match_the_venn_abers_package(seed):
     y = (X[:, 0] + rng.normal(size=90) > 0).astype(int)
     test = rng.normal(size=(30, 3))
     for predictor in ("inductive", "cross"):
-        model = _model(predictor=predictor, n_folds=3).fit(X, y)
+        folds = {"n_folds": 3} if predictor == "cross" else {}
+        model = _model(predictor=predictor, **folds).fit(X, y)
         p0, p1 = model.predict_pairs(test)
         p0, p1 = (np.atleast_3d(p.T).T if predictor == "inductive" else p for p in (p0, p1))
         p0, p1 = (p.reshape(-1, test.shape[0], 2) for p in (p0, p1))
@@ -178,7 +179,8 @@ def test_the_true_labels_probability_is_calibrated(predictor, trials, n):
         y = (X[:, 0] + rng.normal(scale=1.0, size=n + 1) > 0).astype(int)
         if np.unique(y[:n]).size < 2:
             continue
-        model = _model(predictor=predictor, calibration_size=0.5).fit(X[:n], y[:n])
+        size = {"calibration_size": 0.5} if predictor == "inductive" else {}
+        model = _model(predictor=predictor, **size).fit(X[:n], y[:n])
         P = _true_probability(model, X[n:], y[n:])[0]
         residual += y[n] - P
         variance += P * (1 - P)

@@ -86,13 +86,15 @@ class VennAbersSVM(ClassifierMixin, BaseEstimator):
         The SVM's box constraint.
     predictor : {"inductive", "cross", "full"}, default "inductive"
     calibration_size : float or int, default 1/3
-        The inductive predictor's calibration set (:func:`svmtrust.conformal.calibration_count`).
+        The inductive predictor's calibration set (:func:`svmtrust.conformal.calibration_count`);
+        the other predictors refuse a value other than the default.
     n_folds : int, default 5
-        The cross predictor's folds.
+        The cross predictor's folds (the others refuse a value other than 5).
     merge : {"log_loss", "brier"}, default "log_loss"
         How a pair becomes the probability of :meth:`predict_proba`.
     method : {"incremental", "retrain"}, default "incremental"
-        The full predictor's route to the augmented SVMs (the same scores).
+        The full predictor's route to the augmented SVMs (the same scores); the others refuse
+        ``"retrain"``.
     seed : int, default 0
         Seeds the calibration split and the folds.
     solver, gamma, degree, coef0
@@ -166,6 +168,7 @@ class VennAbersSVM(ClassifierMixin, BaseEstimator):
         check_choice(self.predictor, "predictor", PREDICTORS)
         check_choice(self.merge, "merge", MERGES)
         check_choice(self.method, "method", METHODS)
+        self._check_unread()
         X = check_estimator_X(self, X, reset=True)
         self.classes_, codes = check_estimator_y(y, n=X.shape[0])
         n_classes = self.classes_.size
@@ -203,6 +206,23 @@ class VennAbersSVM(ClassifierMixin, BaseEstimator):
             self.models_.append(model)
             self.calibration_.append((model.alone(X[inside]), _targets(codes[inside], n_classes)))
         return self
+
+    def _check_unread(self) -> None:
+        """Refuse a parameter the chosen predictor does not read, set away from its default:
+        ``calibration_size`` (inductive only), ``n_folds`` (cross only), ``method`` (full
+        only). A value that would change nothing is refused, as
+        :func:`svmtrust.kernels.named_kernel` refuses kernel parameters the kernel ignores."""
+        defaults = {"calibration_size": 1 / 3, "n_folds": 5, "method": "incremental"}
+        readers = {"calibration_size": "inductive", "n_folds": "cross", "method": "full"}
+        for name, default in defaults.items():
+            value = getattr(self, name)
+            if readers[name] != self.predictor and not (
+                type(value) is type(default) and value == default
+            ):
+                raise ValueError(
+                    f"{name}: the {self.predictor} predictor does not read it; it is read by "
+                    f"predictor={readers[name]!r}, got {value!r}"
+                )
 
     def predict_pairs(self, X):
         """``(p0, p1)`` of every class against the rest.
