@@ -29,7 +29,8 @@ fit's value at a point is the max-min of block means over the blocks holding it;
 label ``y`` after the first ``t`` groups lies in the blocks of groups ``i + 1 .. j`` with
 ``i <= t <= j``, of mean ``(S_j - S_i + y) / (W_j - W_i + 1)``, so
 
-    p_y(t) = max_{i <= t} min_{j >= t} (S_j - (S_i - y)) / (W_j - (W_i - 1)),          (VA)
+.. math:: p_y(t) = \\max_{i \\le t} \\min_{j \\ge t} \\frac{S_j - (S_i - y)}{W_j - (W_i - 1)},
+   \\qquad \\text{(VA)}
 
 the slope from the point ``A_i = (W_i - 1, S_i - y)`` to ``B_j = (W_j, S_j)``. Every ``A_i`` with
 ``i <= t`` lies left of every ``B_j`` with ``j >= t``, and the max-min slope between two such

@@ -165,4 +165,4 @@ def test_index_of_statements_gives_numbers_and_titles(html_dir, soup):
         r" \d+\.\d+"
     )
     assert all(named.match(entry) for entry in entries), [e for e in entries if not named.match(e)]
-    assert "6. Model selection with the span of support vectors" in main.get_text(" ")
+    assert "7. Model selection with the span of support vectors" in main.get_text(" ")
